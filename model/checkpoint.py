@@ -1,0 +1,77 @@
+"""Checkpoints: a folder with safetensors weights, the JSON config and the tokenizer.
+
+Loading never executes code from the checkpoint: weights come from safetensors, the
+config from JSON, the tokenizer from its JSON file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+from tokenizers import Tokenizer
+from torch import nn
+
+from model.transformer import Config, build
+
+WEIGHTS, CONFIG, TOKENIZER, TRAINING = (
+    "model.safetensors",
+    "config.json",
+    "tokenizer.json",
+    "training.json",
+)
+
+
+def save_checkpoint(
+    model: nn.Module,
+    cfg: Config,
+    tokenizer: Tokenizer,
+    directory: str | Path,
+    training: dict | None = None,
+) -> Path:
+    """Write weights, config, tokenizer (and training facts, if given) into a folder."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    state = {name: t.detach().cpu().contiguous() for name, t in model.state_dict().items()}
+    # tied parameters (the shared embedding of an encoder-decoder) are stored once
+    seen: dict[int, str] = {}
+    for name in list(state):
+        param = model.state_dict()[name]
+        if param.data_ptr() in seen:
+            del state[name]
+        else:
+            seen[param.data_ptr()] = name
+    save_file(state, str(directory / WEIGHTS))
+    (directory / CONFIG).write_text(json.dumps(asdict(cfg), indent=2) + "\n")
+    tokenizer.save(str(directory / TOKENIZER))
+    if training is not None:
+        (directory / TRAINING).write_text(json.dumps(training, indent=2) + "\n")
+    return directory
+
+
+def load_config(directory: str | Path) -> Config:
+    """The Config stored in a checkpoint folder (unknown keys are ignored)."""
+    raw = json.loads((Path(directory) / CONFIG).read_text())
+    known = {f.name for f in fields(Config)}
+    return Config(**{k: v for k, v in raw.items() if k in known})
+
+
+def load_checkpoint(
+    directory: str | Path, device: torch.device | str = "cpu"
+) -> tuple[nn.Module, Config, Tokenizer]:
+    """Model (in eval mode, on `device`), its config and its tokenizer."""
+    directory = Path(directory)
+    if not (directory / WEIGHTS).is_file():
+        raise FileNotFoundError(f"no checkpoint in {directory} (missing {WEIGHTS})")
+    cfg = load_config(directory)
+    model = build(cfg)
+    state = load_file(str(directory / WEIGHTS))
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    tied = {"decoder.embed.weight"}
+    if unexpected or set(missing) - tied:
+        raise ValueError(f"checkpoint does not match its config: {missing} {unexpected}")
+    tokenizer = Tokenizer.from_file(str(directory / TOKENIZER))
+    return model.to(device).eval(), cfg, tokenizer

@@ -1,0 +1,332 @@
+"""The Transformer from scratch, in the order of the lecture.
+
+1. token embedding            -> `Embedding` (nn.Embedding)
+2. positional encoding        -> `sinusoidal_encoding`, `binary_encoding`, learned positions
+3. scaled dot-product attention -> `attention(q, k, v, mask)`
+4. multi-head attention       -> `MultiHeadAttention` (W_Q, W_K, W_V per head, then W_O)
+5. the layer                  -> `Layer`: attention, add & norm, MLP, add & norm
+6. stacks                     -> `Stack`: an encoder (bidirectional) or a decoder (causal)
+7. the models                 -> `LanguageModel` (encoder-only BERT-style or decoder-only
+                                 GPT-style) and `EncoderDecoder` (cross-attention)
+
+Every forward pass can `record` what happened inside (q, k, v, scores, attention, outputs)
+as `LayerRecord`s. Recording only keeps references to tensors the pass computes anyway, so
+the fast path and the traced path run exactly the same code. No module keeps state between
+calls: one model may serve many browser tabs at once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+
+@dataclass
+class Config:
+    """Hyper-parameters; stored inside every checkpoint so loading needs nothing else."""
+
+    kind: str = "encoder"  # "encoder" (BERT-style) | "decoder" (GPT-style) | "encoder-decoder"
+    vocab_size: int = 4096  # V: size of the tokenizer's vocabulary
+    d_model: int = 128  # D: width of every token vector (the residual stream)
+    n_heads: int = 4  # H: attention heads per layer; each head has Dh = D / H dimensions
+    n_layers: int = 4  # layers in the stack (the encoder's, for an encoder-decoder)
+    n_decoder_layers: int = 4  # decoder layers, used only by an encoder-decoder
+    d_mlp: int = 512  # hidden width of each layer's MLP (4 x D as in the paper)
+    max_len: int = 256  # context: the longest sequence, in tokens, the model reads
+    positional: str = "sinusoidal"  # "sinusoidal" (paper) | "learned" | "none"
+    norm: str = "post"  # "post": add & norm after each sublayer (paper, lecture) | "pre"
+    dropout: float = 0.1  # dropout during training only
+    pad_id: int = 0  # the [PAD] token: never attended to
+
+    @property
+    def d_head(self) -> int:
+        """Dh: the width of one head's query, key and value vectors."""
+        return self.d_model // self.n_heads
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Positional encoding (pure functions, numpy, so the app can show them as they are)
+# ---------------------------------------------------------------------------------------
+
+
+def sinusoidal_encoding(n_positions: int, d_model: int) -> np.ndarray:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/D)), PE[pos, 2i+1] = cos(pos / 10000^(2i/D))."""
+    pos = np.arange(n_positions, dtype=np.float64)[:, None]  # (T, 1)
+    two_i = np.arange(0, d_model, 2, dtype=np.float64)[None, :]  # (1, D/2)
+    angle = pos / np.power(10000.0, two_i / d_model)  # (T, D/2)
+    pe = np.zeros((n_positions, d_model), dtype=np.float64)
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    return pe.astype(np.float32)
+
+
+def binary_encoding(n_positions: int, n_bits: int | None = None) -> np.ndarray:
+    """Each position written in binary: column j is bit j (j = 0 flips fastest)."""
+    n_bits = n_bits or max(1, int(n_positions - 1).bit_length())
+    pos = np.arange(n_positions)[:, None]  # (T, 1)
+    return ((pos >> np.arange(n_bits)[None, :]) & 1).astype(np.float32)  # (T, bits)
+
+
+# ---------------------------------------------------------------------------------------
+# 3. Scaled dot-product attention
+# ---------------------------------------------------------------------------------------
+
+
+def attention(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
+    """softmax(Q K^T / sqrt(Dh)) V.
+
+    q: (..., T, Dh) queries; k, v: (..., S, Dh) keys and values; mask: bool, broadcastable
+    to (..., T, S), True where a query may look at a key. Returns the output (..., T, Dh),
+    the attention weights (..., T, S) whose rows sum to 1, and the scores (..., T, S)
+    before the softmax (-inf where masked).
+    """
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., T, S)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights, scores
+
+
+def causal_mask(t: int, device: torch.device | str | None = None) -> Tensor:
+    """(T, T) bool: query i may look at keys 0..i only (True on and below the diagonal)."""
+    return torch.ones(t, t, dtype=torch.bool, device=device).tril()
+
+
+# ---------------------------------------------------------------------------------------
+# What a forward pass can record
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class AttentionRecord:
+    """One attention sublayer. Shapes (B, H, T, *) ; S = number of keys."""
+
+    x: Tensor  # (B, T, D) what the queries were computed from (after the norm in pre-norm)
+    q: Tensor  # (B, H, T, Dh) queries  = X W_Q, split into heads
+    k: Tensor  # (B, H, S, Dh) keys     = X W_K
+    v: Tensor  # (B, H, S, Dh) values   = X W_V
+    scores: Tensor  # (B, H, T, S) Q K^T / sqrt(Dh), -inf where masked
+    attention: Tensor  # (B, H, T, S) softmax of the scores
+    z: Tensor  # (B, H, T, Dh) each head's output: attention @ V
+    output: Tensor  # (B, T, D) heads concatenated, then W_O
+
+
+@dataclass
+class LayerRecord:
+    """One layer: its input, its attention sublayer(s) and its output (resid_post)."""
+
+    input: Tensor  # (B, T, D) the residual stream entering the layer (resid_pre)
+    self_attn: AttentionRecord
+    cross_attn: AttentionRecord | None  # decoder layers of an encoder-decoder only
+    output: Tensor  # (B, T, D) the residual stream leaving the layer (resid_post)
+
+
+@dataclass
+class Record:
+    """Everything one forward pass recorded, still as tensors."""
+
+    embed: Tensor  # (B, T, D) token embeddings, before positions are added
+    pos_embed: Tensor  # (B, T, D) what was added for positions (zeros when off)
+    layers: list[LayerRecord]
+    encoder: Record | None = None  # the encoder's record, for an encoder-decoder
+
+
+# ---------------------------------------------------------------------------------------
+# 4. Multi-head attention
+# ---------------------------------------------------------------------------------------
+
+
+class MultiHeadAttention(nn.Module):
+    """H heads in parallel, each with its own slice of W_Q, W_K, W_V; concat; then W_O."""
+
+    def __init__(self, cfg: Config) -> None:
+        super().__init__()
+        self.n_heads, self.d_head = cfg.n_heads, cfg.d_head
+        self.w_q = nn.Linear(cfg.d_model, cfg.d_model)  # H blocks of (D, Dh), side by side
+        self.w_k = nn.Linear(cfg.d_model, cfg.d_model)
+        self.w_v = nn.Linear(cfg.d_model, cfg.d_model)
+        self.w_o = nn.Linear(cfg.d_model, cfg.d_model)  # mixes the concatenated heads
+
+    def split_heads(self, x: Tensor) -> Tensor:
+        """(B, T, D) -> (B, H, T, Dh)."""
+        b, t, _ = x.shape
+        return x.view(b, t, self.n_heads, self.d_head).transpose(1, 2)
+
+    def forward(self, x: Tensor, memory: Tensor, mask: Tensor | None) -> AttentionRecord:
+        """Queries from x (B, T, D); keys and values from memory (B, S, D)."""
+        q = self.split_heads(self.w_q(x))  # (B, H, T, Dh)
+        k = self.split_heads(self.w_k(memory))  # (B, H, S, Dh)
+        v = self.split_heads(self.w_v(memory))  # (B, H, S, Dh)
+        z, weights, scores = attention(q, k, v, mask)  # (B, H, T, Dh), (B, H, T, S) x 2
+        concat = z.transpose(1, 2).reshape(x.size(0), x.size(1), -1)  # (B, T, H * Dh)
+        return AttentionRecord(x, q, k, v, scores, weights, z, self.w_o(concat))
+
+
+# ---------------------------------------------------------------------------------------
+# 5. The layer: attention, add & norm, MLP, add & norm
+# ---------------------------------------------------------------------------------------
+
+
+class MLP(nn.Module):
+    """Position-wise feed-forward network: Linear, GELU, Linear."""
+
+    def __init__(self, cfg: Config) -> None:
+        super().__init__()
+        self.up = nn.Linear(cfg.d_model, cfg.d_mlp)
+        self.down = nn.Linear(cfg.d_mlp, cfg.d_model)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.down(F.gelu(self.up(x)))
+
+
+class Layer(nn.Module):
+    """One Transformer layer. With `cross=True` it also attends to an encoder's output."""
+
+    def __init__(self, cfg: Config, cross: bool = False) -> None:
+        super().__init__()
+        self.pre_norm = cfg.norm == "pre"
+        self.self_attn = MultiHeadAttention(cfg)
+        self.norm1 = nn.LayerNorm(cfg.d_model)
+        self.cross_attn = MultiHeadAttention(cfg) if cross else None
+        self.norm_cross = nn.LayerNorm(cfg.d_model) if cross else None
+        self.mlp = MLP(cfg)
+        self.norm2 = nn.LayerNorm(cfg.d_model)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def add_and_norm(self, x: Tensor, sublayer, norm: nn.LayerNorm):
+        """Residual connection around a sublayer; norm after (post) or before (pre)."""
+        if self.pre_norm:
+            out = sublayer(norm(x))
+            return x + self.drop(out if isinstance(out, Tensor) else out.output), out
+        out = sublayer(x)
+        return norm(x + self.drop(out if isinstance(out, Tensor) else out.output)), out
+
+    def forward(
+        self,
+        x: Tensor,
+        mask: Tensor | None,
+        memory: Tensor | None = None,
+        memory_mask: Tensor | None = None,
+    ) -> LayerRecord:
+        x_in = x
+        x, self_rec = self.add_and_norm(x, lambda h: self.self_attn(h, h, mask), self.norm1)
+        cross_rec = None
+        if self.cross_attn is not None:  # Q from the decoder, K and V from the encoder
+            x, cross_rec = self.add_and_norm(
+                x, lambda h: self.cross_attn(h, memory, memory_mask), self.norm_cross
+            )
+        x, _ = self.add_and_norm(x, self.mlp, self.norm2)
+        return LayerRecord(x_in, self_rec, cross_rec, x)
+
+
+# ---------------------------------------------------------------------------------------
+# 6. Stacks: embeddings + positions, then N layers
+# ---------------------------------------------------------------------------------------
+
+
+class Stack(nn.Module):
+    """Token embedding + positional encoding, then a stack of layers.
+
+    causal=False: an encoder (every token sees every token).
+    causal=True: a decoder (token i sees tokens 0..i); cross=True adds cross-attention.
+    """
+
+    def __init__(self, cfg: Config, n_layers: int, causal: bool, cross: bool = False) -> None:
+        super().__init__()
+        self.cfg, self.causal = cfg, causal
+        self.embed = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        nn.init.normal_(self.embed.weight, std=1.0)  # same scale as the sinusoids
+        if cfg.positional == "learned":
+            self.pos_embed = nn.Parameter(torch.randn(cfg.max_len, cfg.d_model) * 0.5)
+        else:  # fixed: sinusoidal, or zeros when positions are off
+            pe = sinusoidal_encoding(cfg.max_len, cfg.d_model)
+            if cfg.positional == "none":
+                pe = np.zeros_like(pe)
+            self.register_buffer("pos_embed", torch.from_numpy(pe), persistent=False)
+        self.drop = nn.Dropout(cfg.dropout)
+        self.layers = nn.ModuleList(Layer(cfg, cross) for _ in range(n_layers))
+        self.final_norm = nn.LayerNorm(cfg.d_model) if cfg.norm == "pre" else nn.Identity()
+
+    def forward(
+        self,
+        ids: Tensor,
+        positions: bool = True,
+        memory: Tensor | None = None,
+        memory_ids: Tensor | None = None,
+    ) -> tuple[Tensor, Record]:
+        """ids (B, T) -> final hidden states (B, T, D) and the record of the pass."""
+        b, t = ids.shape
+        if t > self.cfg.max_len:
+            raise ValueError(f"{t} tokens exceed the context of {self.cfg.max_len}")
+        keys_ok = (ids != self.cfg.pad_id)[:, None, None, :]  # (B, 1, 1, T): no [PAD] keys
+        mask = keys_ok & causal_mask(t, ids.device) if self.causal else keys_ok
+        memory_mask = None
+        if memory_ids is not None:
+            memory_mask = (memory_ids != self.cfg.pad_id)[:, None, None, :]  # (B, 1, 1, S)
+
+        embed = self.embed(ids)  # (B, T, D)
+        pos = self.pos_embed[:t].expand(b, t, -1)  # (B, T, D)
+        if not positions:
+            pos = torch.zeros_like(pos)
+        x = self.drop(embed + pos)
+        layers = []
+        for layer in self.layers:
+            rec = layer(x, mask, memory, memory_mask)
+            layers.append(rec)
+            x = rec.output
+        return self.final_norm(x), Record(embed, pos, layers)
+
+
+# ---------------------------------------------------------------------------------------
+# 7. The models
+# ---------------------------------------------------------------------------------------
+
+
+class LanguageModel(nn.Module):
+    """Encoder-only (BERT-style, masked LM) or decoder-only (GPT-style, causal LM)."""
+
+    def __init__(self, cfg: Config) -> None:
+        super().__init__()
+        if cfg.kind not in ("encoder", "decoder"):
+            raise ValueError(f"LanguageModel needs kind 'encoder' or 'decoder', not {cfg.kind}")
+        self.cfg = cfg
+        self.stack = Stack(cfg, cfg.n_layers, causal=cfg.kind == "decoder")
+        self.unembed = nn.Linear(cfg.d_model, cfg.vocab_size)  # hidden state -> logits
+
+    def forward(self, ids: Tensor, positions: bool = True) -> tuple[Tensor, Record]:
+        """ids (B, T) -> logits (B, T, V) and the record of the pass."""
+        h, record = self.stack(ids, positions)
+        return self.unembed(h), record
+
+
+class EncoderDecoder(nn.Module):
+    """Encoder reads the source; decoder writes the target with cross-attention to it."""
+
+    def __init__(self, cfg: Config) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.encoder = Stack(cfg, cfg.n_layers, causal=False)
+        self.decoder = Stack(cfg, cfg.n_decoder_layers, causal=True, cross=True)
+        self.decoder.embed = self.encoder.embed  # one shared vocabulary and embedding
+        self.unembed = nn.Linear(cfg.d_model, cfg.vocab_size)
+
+    def forward(
+        self, src_ids: Tensor, tgt_ids: Tensor, positions: bool = True
+    ) -> tuple[Tensor, Record]:
+        """src (B, S), tgt (B, T) -> logits (B, T, V); record.encoder holds the encoder's."""
+        memory, enc_record = self.encoder(src_ids, positions)
+        h, record = self.decoder(tgt_ids, positions, memory=memory, memory_ids=src_ids)
+        record.encoder = enc_record
+        return self.unembed(h), record
+
+
+def build(cfg: Config) -> nn.Module:
+    """The model a config describes."""
+    return EncoderDecoder(cfg) if cfg.kind == "encoder-decoder" else LanguageModel(cfg)

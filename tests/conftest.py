@@ -1,0 +1,57 @@
+"""Shared fixtures: a tiny tokenizer and tiny random models, built in memory (no downloads)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from model.bundle import Bundle
+from model.tokenizer import train_tokenizer
+from model.transformer import Config, build
+
+TINY_TEXT = [
+    "the dog bit the boy near the river bank",
+    "the man walked the dog to the bank to get cash",
+    "a cat sat on the warm mat and slept",
+    "students walk to school every morning",
+    "steel is strong and aluminum is light",
+    "python and haskell are programming languages",
+    "she opened the door and smiled at the dog",
+    "the researcher asked the assistant to check the results",
+] * 4
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer():
+    return train_tokenizer(TINY_TEXT, vocab_size=200)
+
+
+def tiny_config(kind: str, vocab_size: int, **overrides) -> Config:
+    base = dict(
+        kind=kind,
+        vocab_size=vocab_size,
+        d_model=32,
+        n_heads=4,
+        n_layers=2,
+        n_decoder_layers=2,
+        d_mlp=64,
+        max_len=24,
+        dropout=0.0,
+    )
+    return Config(**{**base, **overrides})
+
+
+def tiny_bundle(tokenizer, kind: str = "encoder", seed: int = 0, **overrides) -> Bundle:
+    torch.manual_seed(seed)
+    cfg = tiny_config(kind, tokenizer.get_vocab_size(), **overrides)
+    return Bundle(build(cfg).eval(), cfg, tokenizer, torch.device("cpu"), f"tiny-{kind}")
+
+
+@pytest.fixture(scope="session")
+def tiny_mlm(tiny_tokenizer) -> Bundle:
+    return tiny_bundle(tiny_tokenizer, "encoder")
+
+
+@pytest.fixture(scope="session")
+def tiny_clm(tiny_tokenizer) -> Bundle:
+    return tiny_bundle(tiny_tokenizer, "decoder")

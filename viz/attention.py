@@ -1,0 +1,254 @@
+"""Attention: one head's weights (queries down, keys across), every layer x head at once,
+one query's attention row, and the causal mask of a decoder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz._common import (
+    MASKED_COLOUR,
+    MAX_HEIGHT,
+    MINUS_INF,
+    WEIGHT_SCALE,
+    apply_layout,
+    as_array,
+    cell_customdata,
+    check_length,
+    escape,
+    escape_all,
+    figure_height,
+    heatmap_trace,
+    tick_font_size,
+    token_axis,
+)
+
+ATTENTION_HOVER = "%{customdata[0]} (%{y}) → %{customdata[1]} (%{x}): %{z:.3f}<extra></extra>"
+GRID_HOVER_CELLS_MAX = 250_000  # beyond this many cells the grid's hover shows positions only
+GRID_PANEL_PX = 170
+BAR_COLOUR = "#2f6db5"
+QUERY_COLOUR = "#d9731a"
+ALLOWED_COLOUR = "#e8f0fe"
+
+
+def attention_heatmap(
+    weights: npt.ArrayLike,
+    tokens: Sequence[str],
+    title: str = "",
+    key_tokens: Sequence[str] | None = None,
+    text_auto: bool | None = None,
+) -> go.Figure:
+    """One head's attention weights [T_query, T_key]: query rows (top-down), key columns.
+
+    Weights are on a fixed 0..1 scale. Hover reads "bank (7) → river (3): 0.412". For
+    cross-attention pass the encoder's tokens as `key_tokens` (the keys differ from the
+    queries). Small matrices (<= 12 x 12) print the weights in the cells by default.
+    """
+    matrix = as_array(weights, 2, "weights")
+    keys = list(tokens) if key_tokens is None else list(key_tokens)
+    check_length(tokens, matrix.shape[0], "tokens (queries)")
+    check_length(keys, matrix.shape[1], "key_tokens")
+    trace = heatmap_trace(
+        matrix,
+        tokens,
+        keys,
+        hovertemplate=ATTENTION_HOVER,
+        signed=False,
+        text_auto=text_auto,
+        zmin=0.0,
+        zmax=1.0,
+        colorbar_title="weight",
+    )
+    fig = go.Figure(trace)
+    apply_layout(
+        fig,
+        title or "attention weights (rows: queries, columns: keys)",
+        figure_height(matrix.shape[0]),
+        xaxis=token_axis(keys, "key"),
+        yaxis=token_axis(tokens, "query", vertical=True),
+    )
+    return fig
+
+
+def _few_ticks(labels: Sequence[str], count: int = 4) -> dict:
+    """A token axis that labels only a few evenly spaced positions (for small panels)."""
+    n = len(labels)
+    picks = sorted({int(round(i)) for i in np.linspace(0, n - 1, min(n, count))}) if n else []
+    safe = escape_all(labels)
+    return {
+        "tickmode": "array",
+        "tickvals": picks,
+        "ticktext": [safe[i] for i in picks],
+        "tickfont": {"size": 10},
+        "showgrid": False,
+        "zeroline": False,
+    }
+
+
+def attention_grid(
+    weights: npt.ArrayLike,
+    tokens: Sequence[str],
+    title: str = "attention in every layer and head",
+    key_tokens: Sequence[str] | None = None,
+) -> go.Figure:
+    """Every layer x head as a small heatmap [L, H, T_query, T_key] (rows: layers).
+
+    Panels are titled "L1 H1", ...; they share one 0..1 colour scale. Only the left column
+    and the bottom row label a few tokens. For very large grids (over 250k cells) hover
+    shows positions instead of tokens to keep the figure light.
+    """
+    grid = as_array(weights, 4, "weights")
+    layers, heads, n_query, n_key = grid.shape
+    keys = list(tokens) if key_tokens is None else list(key_tokens)
+    check_length(tokens, n_query, "tokens (queries)")
+    check_length(keys, n_key, "key_tokens")
+
+    height = int(min(MAX_HEIGHT, max(300, layers * GRID_PANEL_PX + 100)))
+    vertical_spacing = min(40 / height, 0.9 / max(layers - 1, 1))
+    fig = make_subplots(
+        rows=layers,
+        cols=heads,
+        subplot_titles=[
+            f"L{lay + 1} H{head + 1}" for lay in range(layers) for head in range(heads)
+        ],
+        horizontal_spacing=min(0.02, 0.9 / max(heads - 1, 1)),
+        vertical_spacing=vertical_spacing,
+    )
+    with_tokens = grid.size <= GRID_HOVER_CELLS_MAX
+    customdata = (
+        cell_customdata(tokens, keys, np.full((n_query, n_key), "", dtype=object))
+        if with_tokens
+        else None
+    )
+    for lay in range(layers):
+        for head in range(heads):
+            prefix = f"L{lay + 1} H{head + 1}<br>"
+            hover = (
+                prefix + ATTENTION_HOVER
+                if with_tokens
+                else prefix + "query %{y} → key %{x}: %{z:.3f}<extra></extra>"
+            )
+            fig.add_trace(
+                go.Heatmap(
+                    z=grid[lay, head],
+                    x=list(range(n_key)),
+                    y=list(range(n_query)),
+                    customdata=customdata,
+                    hovertemplate=hover,
+                    coloraxis="coloraxis",
+                ),
+                row=lay + 1,
+                col=head + 1,
+            )
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed")
+    for head in range(heads):
+        fig.update_xaxes(_few_ticks(keys), showticklabels=True, row=layers, col=head + 1)
+    for lay in range(layers):
+        fig.update_yaxes(_few_ticks(tokens), showticklabels=True, row=lay + 1, col=1)
+    fig.update_annotations(font={"size": 12})
+    apply_layout(
+        fig,
+        title,
+        height,
+        coloraxis={
+            "colorscale": WEIGHT_SCALE,
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": {"thickness": 14, "title": {"text": "weight"}},
+        },
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+    )
+    return fig
+
+
+def attention_row(
+    weights: npt.ArrayLike,
+    tokens: Sequence[str],
+    query_token: str,
+    title: str | None = None,
+    query_index: int | None = None,
+) -> go.Figure:
+    """One query's attention over the keys [T] as bars, e.g. the new token's attention row
+    or the masked position's attention. `query_index` marks the query's own position."""
+    row = as_array(weights, 1, "weights")
+    check_length(tokens, row.shape[0], "tokens")
+    query = escape(query_token if query_index is None else f"{query_token} ({query_index})")
+    colours = [
+        QUERY_COLOUR if query_index is not None and i == query_index else BAR_COLOUR
+        for i in range(row.shape[0])
+    ]
+    show_text = row.shape[0] <= 24
+    fig = go.Figure(
+        go.Bar(
+            x=list(range(row.shape[0])),
+            y=row,
+            marker={"color": colours},
+            customdata=[[query, key] for key in escape_all(tokens)],
+            hovertemplate="%{customdata[0]} → %{customdata[1]} (%{x}): %{y:.3f}<extra></extra>",
+            text=[f"{w:.0%}" for w in row] if show_text else None,
+            textposition="outside",
+            cliponaxis=False,
+        )
+    )
+    top = float(np.nanmax(row)) if row.size else 1.0
+    apply_layout(
+        fig,
+        title or f"attention of '{query_token}' over the keys",
+        380,
+        xaxis=token_axis(tokens, "key"),
+        yaxis={"title": {"text": "weight"}, "range": [0, max(top, 1e-9) * 1.18]},
+        bargap=0.15,
+    )
+    return fig
+
+
+def causal_mask(n: int) -> np.ndarray:
+    """The causal mask [n, n] added to the scores: 0 on and below the diagonal, -inf above."""
+    query, key = np.indices((n, n))
+    return np.where(key > query, -np.inf, 0.0)
+
+
+def causal_mask_figure(
+    tokens: Sequence[str], title: str = "causal mask: -∞ above the diagonal"
+) -> go.Figure:
+    """The T x T causal mask of a decoder: query i may look at keys 0..i only.
+
+    Allowed cells are light and read "0"; masked cells (above the diagonal) are dark and
+    read "-∞" (for up to 32 tokens). Hover gives the query, the key and the mask value.
+    """
+    n = len(tokens)
+    mask = causal_mask(n)
+    masked = np.isneginf(mask)
+    values_text = np.where(masked, MINUS_INF, "0").astype(object)
+    fig = go.Figure(
+        go.Heatmap(
+            z=masked.astype(float),
+            x=list(range(n)),
+            y=list(range(n)),
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=[[0.0, ALLOWED_COLOUR], [1.0, MASKED_COLOUR]],
+            showscale=False,
+            text=values_text if n <= 32 else None,
+            texttemplate="%{text}" if n <= 32 else None,
+            textfont={"size": tick_font_size(n)},
+            customdata=cell_customdata(tokens, tokens, values_text),
+            hovertemplate="%{customdata[0]} (%{y}) → %{customdata[1]} (%{x}): "
+            "%{customdata[2]}<extra></extra>",
+            xgap=1,
+            ygap=1,
+        )
+    )
+    apply_layout(
+        fig,
+        title,
+        figure_height(n),
+        xaxis=token_axis(tokens, "key"),
+        yaxis=token_axis(tokens, "query", vertical=True),
+    )
+    return fig

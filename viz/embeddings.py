@@ -1,0 +1,208 @@
+"""Embeddings: similarity between token vectors, a 2-D map of embeddings, and how one
+token's vector changes layer by layer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz._common import (
+    FONT_SIZE,
+    apply_layout,
+    as_array,
+    check_length,
+    escape,
+    escape_all,
+    figure_height,
+    heatmap_trace,
+    number_axis,
+    token_axis,
+)
+
+GROUP_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
+
+
+def similarity_heatmap(
+    sim: npt.ArrayLike, tokens: Sequence[str], title: str = "", metric: str = "cosine"
+) -> go.Figure:
+    """Heatmap of the pairwise similarity [T, T] between the tokens' vectors.
+
+    `metric` names the measure ("cosine" is drawn on a fixed -1..1 scale, anything else,
+    e.g. "dot product", on a scale symmetric around 0).
+    """
+    matrix = as_array(sim, 2, "sim")
+    check_length(tokens, matrix.shape[0], "tokens (rows)")
+    check_length(tokens, matrix.shape[1], "tokens (columns)")
+    limits = {"zmin": -1.0, "zmax": 1.0} if metric == "cosine" else {}
+    trace = heatmap_trace(
+        matrix,
+        tokens,
+        tokens,
+        hovertemplate=(
+            "%{customdata[0]} (%{y}) · %{customdata[1]} (%{x}): "
+            + escape(metric)
+            + " %{customdata[2]}<extra></extra>"
+        ),
+        signed=True,
+        colorbar_title=metric,
+        **limits,
+    )
+    fig = go.Figure(trace)
+    apply_layout(
+        fig,
+        title or f"{metric} similarity between tokens",
+        figure_height(matrix.shape[0]),
+        xaxis=token_axis(tokens),
+        yaxis=token_axis(tokens, vertical=True),
+    )
+    return fig
+
+
+def pca_2d(X: npt.ArrayLike) -> np.ndarray:
+    """Project the rows of X [N, D] onto their first two principal components -> [N, 2].
+
+    Plain numpy: centre the rows, take the SVD, keep two directions. Each direction's sign
+    is fixed so that its largest component is positive, so the picture does not flip from
+    run to run. Missing directions (N < 3 or D < 2) come back as zeros.
+    """
+    data = as_array(X, 2, "X")
+    n = data.shape[0]
+    points = np.zeros((n, 2))
+    if n == 0:
+        return points
+    centred = data - data.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    for k in range(min(2, vt.shape[0])):
+        direction = vt[k]
+        if direction[np.argmax(np.abs(direction))] < 0:
+            direction = -direction
+        points[:, k] = centred @ direction
+    return points
+
+
+def embedding_map(
+    points: npt.ArrayLike,
+    labels: Sequence[str],
+    groups: Sequence[str],
+    title: str = "embeddings in 2-D (PCA)",
+) -> go.Figure:
+    """Scatter of 2-D points [N, 2] with a text label each, one colour per group.
+
+    Groups are e.g. "sentence" or "neighbour of 'bank'"; they keep the order in which they
+    first appear. Both axes share one scale so distances read truthfully.
+    """
+    xy = as_array(points, 2, "points")
+    if xy.shape[1] != 2:
+        raise ValueError(f"points must be [N, 2], got shape {xy.shape}")
+    check_length(labels, xy.shape[0], "labels")
+    check_length(groups, xy.shape[0], "groups")
+    group_order = list(dict.fromkeys(groups))
+    safe_labels = escape_all(labels)
+
+    fig = go.Figure()
+    for index, group in enumerate(group_order):
+        members = [i for i, g in enumerate(groups) if g == group]
+        fig.add_trace(
+            go.Scatter(
+                x=xy[members, 0],
+                y=xy[members, 1],
+                mode="markers+text",
+                text=[safe_labels[i] for i in members],
+                textposition="top center",
+                textfont={"size": FONT_SIZE},
+                marker={"size": 10, "color": GROUP_COLOURS[index % len(GROUP_COLOURS)]},
+                name=escape(group),
+                customdata=[[safe_labels[i], escape(group), i] for i in members],
+                hovertemplate=(
+                    "%{customdata[0]} (%{customdata[2]}), %{customdata[1]}"
+                    "<br>(%{x:.2f}, %{y:.2f})<extra></extra>"
+                ),
+            )
+        )
+    apply_layout(
+        fig,
+        title,
+        500,
+        xaxis={"title": {"text": "principal component 1"}, "zeroline": False},
+        yaxis={
+            "title": {"text": "principal component 2"},
+            "zeroline": False,
+            "scaleanchor": "x",
+            "scaleratio": 1,
+        },
+        legend={"orientation": "h", "y": -0.15},
+    )
+    return fig
+
+
+def layer_trajectory(
+    vectors: npt.ArrayLike,
+    token: str,
+    cos_to_input: npt.ArrayLike,
+    title: str | None = None,
+) -> go.Figure:
+    """How one token's vector changes through the layers.
+
+    Left: a heatmap of the vectors [L+1, D], one row per stage ("input", "layer 1", ...).
+    Right, on the same rows: the cosine similarity of each stage to the input vector.
+    """
+    matrix = as_array(vectors, 2, "vectors")
+    cosine = as_array(cos_to_input, 1, "cos_to_input")
+    stages = matrix.shape[0]
+    check_length(list(cosine), stages, "cos_to_input")
+    names = ["input"] + [f"layer {i}" for i in range(1, stages)]
+
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        shared_yaxes=True,
+        column_widths=[0.75, 0.25],
+        horizontal_spacing=0.03,
+        subplot_titles=("vector per layer", "cosine to input"),
+    )
+    heatmap = heatmap_trace(
+        matrix,
+        names,
+        [str(j) for j in range(matrix.shape[1])],
+        hovertemplate="%{customdata[0]}, dimension %{x}: %{customdata[2]}<extra></extra>",
+        signed=True,
+        text_auto=False,
+    )
+    heatmap.colorbar = {
+        "orientation": "h",
+        "x": 0.37,
+        "y": -0.3,
+        "len": 0.6,
+        "thickness": 12,
+        "yanchor": "top",
+    }
+    fig.add_trace(heatmap, row=1, col=1)
+    fig.add_trace(
+        go.Scatter(
+            x=cosine,
+            y=list(range(stages)),
+            mode="lines+markers",
+            marker={"size": 9, "color": "#d62728"},
+            line={"width": 2, "color": "#d62728"},
+            customdata=names,
+            hovertemplate="%{customdata}: cosine to input %{x:.3f}<extra></extra>",
+            showlegend=False,
+        ),
+        row=1,
+        col=2,
+    )
+    low = min(0.0, float(np.nanmin(cosine))) if cosine.size else 0.0
+    fig.update_xaxes(number_axis("dimension"), row=1, col=1)
+    fig.update_xaxes({"range": [low - 0.05, 1.05], "title": {"text": "cosine"}}, row=1, col=2)
+    fig.update_yaxes(token_axis(names, vertical=True), row=1, col=1)
+    apply_layout(
+        fig,
+        title or f"'{token}' through the layers",
+        figure_height(stages, row_px=40, extra=200),
+        margin={"l": 10, "r": 10, "t": 80, "b": 110},
+    )
+    return fig

@@ -1,0 +1,219 @@
+"""Positional encoding: the binary table, the sinusoidal encoding as a heatmap and as
+waves, and the embedding + positional encoding = input picture."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy.typing as npt
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from viz._common import (
+    SIGNED_SCALE,
+    apply_layout,
+    as_array,
+    check_length,
+    figure_height,
+    heatmap_trace,
+    number_axis,
+    signed_limit,
+    token_axis,
+)
+
+BINARY_SCALE = [[0.0, "#f4f7fb"], [1.0, "#2f6db5"]]
+BINARY_TEXT_MAX_ROWS = 64
+
+
+def _position_labels(n: int, tokens: Sequence[str] | None) -> list[str]:
+    """Row labels for positions: "3" or, with tokens, "3 bank"."""
+    if tokens is None:
+        return [str(i) for i in range(n)]
+    check_length(tokens, n, "tokens")
+    return [f"{i} {token}" for i, token in enumerate(tokens)]
+
+
+def binary_table(
+    bits: npt.ArrayLike,
+    tokens: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    title: str = "binary position encoding",
+) -> go.Figure:
+    """The binary position encoding as a table [T, B]: positions down, bits across.
+
+    Each cell is 0 or 1, written in the cell (for up to 64 positions). Columns are
+    labelled "bit 0", "bit 1", ... in the order given unless `col_labels` says otherwise.
+    """
+    table = as_array(bits, 2, "bits")
+    positions, width = table.shape
+    rows = _position_labels(positions, tokens)
+    cols = list(col_labels) if col_labels is not None else [f"bit {j}" for j in range(width)]
+    check_length(cols, width, "col_labels")
+    trace = heatmap_trace(
+        table,
+        rows,
+        cols,
+        hovertemplate="position %{y}, %{customdata[1]}: %{customdata[2]}<extra></extra>",
+        signed=False,
+        hover_fmt=".0f",
+        text_fmt=".0f",
+        text_auto=positions <= BINARY_TEXT_MAX_ROWS,
+        zmin=0.0,
+        zmax=1.0,
+    )
+    trace.colorscale = BINARY_SCALE
+    trace.showscale = False
+    trace.xgap = 2
+    trace.ygap = 2
+    fig = go.Figure(trace)
+    apply_layout(
+        fig,
+        title,
+        figure_height(positions),
+        xaxis=token_axis(cols, "bit"),
+        yaxis=token_axis(rows, "position", vertical=True),
+    )
+    return fig
+
+
+def sinusoidal_heatmap(
+    pe: npt.ArrayLike,
+    tokens: Sequence[str] | None = None,
+    title: str = "sinusoidal positional encoding",
+) -> go.Figure:
+    """The positional encoding [T, D] as a heatmap: positions down, dimensions across."""
+    matrix = as_array(pe, 2, "pe")
+    positions = matrix.shape[0]
+    rows = _position_labels(positions, tokens)
+    limit = max(1.0, signed_limit(matrix))
+    trace = heatmap_trace(
+        matrix,
+        rows,
+        [str(j) for j in range(matrix.shape[1])],
+        hovertemplate="position %{y}, dimension %{x}: %{customdata[2]}<extra></extra>",
+        signed=True,
+        text_auto=False,
+        zmin=-limit,
+        zmax=limit,
+    )
+    fig = go.Figure(trace)
+    y_axis = (
+        token_axis(rows, "position", vertical=True)
+        if tokens is not None
+        else number_axis("position", vertical=True)
+    )
+    apply_layout(
+        fig,
+        title,
+        figure_height(positions, row_px=8 if tokens is None else 22),
+        xaxis=number_axis("dimension"),
+        yaxis=y_axis,
+    )
+    return fig
+
+
+def positional_waves(
+    pe: npt.ArrayLike,
+    dims: Sequence[int],
+    title: str = "positional encoding: one wave per dimension",
+) -> go.Figure:
+    """A line per selected dimension of the positional encoding [T, D], over the positions.
+
+    Low dimensions oscillate fast, high ones slowly: together they tell positions apart.
+    """
+    matrix = as_array(pe, 2, "pe")
+    positions, width = matrix.shape
+    fig = go.Figure()
+    for dim in dims:
+        if not 0 <= dim < width:
+            raise ValueError(f"dimension {dim} is outside 0..{width - 1}")
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(positions)),
+                y=matrix[:, dim],
+                mode="lines+markers" if positions <= 64 else "lines",
+                name=f"dimension {dim}",
+                hovertemplate=f"dimension {dim}, position %{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
+    apply_layout(
+        fig,
+        title,
+        420,
+        xaxis={"title": {"text": "position"}, "zeroline": False},
+        yaxis={"title": {"text": "value"}, "zeroline": True},
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return fig
+
+
+def embedding_plus_position(
+    emb: npt.ArrayLike,
+    pos: npt.ArrayLike,
+    tokens: Sequence[str],
+    title: str = "token embedding + positional encoding = input",
+) -> go.Figure:
+    """Three heatmaps side by side: token embedding + positional encoding = input.
+
+    All three [T, D] panels share one colour scale centred at 0, so a colour means the same
+    number in each; "+" and "=" sit between the panels.
+    """
+    embedding = as_array(emb, 2, "emb")
+    position = as_array(pos, 2, "pos")
+    if embedding.shape != position.shape:
+        raise ValueError(f"emb {embedding.shape} and pos {position.shape} differ in shape")
+    check_length(tokens, embedding.shape[0], "tokens")
+    total = embedding + position
+    dims = [str(j) for j in range(embedding.shape[1])]
+    names = ("token embedding", "positional encoding", "input")
+
+    fig = make_subplots(
+        rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.06, subplot_titles=names
+    )
+    for col, (name, values) in enumerate(zip(names, (embedding, position, total), strict=True)):
+        trace = heatmap_trace(
+            values,
+            tokens,
+            dims,
+            hovertemplate=(
+                f"{name}<br>%{{customdata[0]}} (%{{y}}), dimension %{{x}}: "
+                "%{customdata[2]}<extra></extra>"
+            ),
+            signed=True,
+            text_auto=False,
+            coloraxis="coloraxis",
+        )
+        fig.add_trace(trace, row=1, col=col + 1)
+        fig.update_xaxes(number_axis("dimension"), row=1, col=col + 1)
+    fig.update_yaxes(token_axis(tokens, vertical=True), row=1, col=1)
+
+    limit = signed_limit(embedding, position, total)
+    domains = [fig.layout[f"xaxis{'' if i == 1 else i}"].domain for i in (1, 2, 3)]
+    annotations = list(fig.layout.annotations)
+    for sign, left, right in (("+", domains[0], domains[1]), ("=", domains[1], domains[2])):
+        annotations.append(
+            {
+                "text": sign,
+                "x": (left[1] + right[0]) / 2,
+                "y": 0.5,
+                "xref": "paper",
+                "yref": "paper",
+                "showarrow": False,
+                "font": {"size": 32},
+            }
+        )
+    apply_layout(
+        fig,
+        title,
+        figure_height(embedding.shape[0]),
+        coloraxis={
+            "colorscale": SIGNED_SCALE,
+            "cmid": 0.0,
+            "cmin": -limit,
+            "cmax": limit,
+            "colorbar": {"thickness": 14},
+        },
+        annotations=annotations,
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+    )
+    return fig
