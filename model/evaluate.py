@@ -147,8 +147,13 @@ def main() -> None:
     vocab = mlm.cfg.vocab_size
     ks = [1.0, 0.1, 0.01, 0.001]
     best_k = min(ks, key=lambda k: bigram_perplexity(train, valid, vocab, k))
-    ppl, n_pred = causal_perplexity(clm, test)
+    # the two checkpoints ship their own tokenizer; the clm is scored on its own ids
+    clm_test = tokenize(load_split("test"), clm.tokenizer, "clm", clm.cfg.max_len)
+    clm_test = clm_test[: args.limit] if args.limit else clm_test
+    ppl, n_pred = causal_perplexity(clm, clm_test)
     bigram = bigram_perplexity(train, test, vocab, best_k)
+    if clm.tokenizer.get_vocab() != mlm.tokenizer.get_vocab():
+        raise SystemExit("the mlm and clm checkpoints must share one tokenizer for the baselines")
     report = {
         "test_sentences": len(test),
         "mlm": masked_accuracy(mlm, test, train),

@@ -50,6 +50,13 @@ def train_tokenizer(lines: Iterable[str], vocab_size: int = 4096) -> Tokenizer:
         show_progress=False,
     )
     tok.train_from_iterator(lines, trainer=trainer)
+    # The trainer breaks ties in a different order from run to run; WordPiece only needs the
+    # set of pieces, so renumber them (specials first, then sorted) for a reproducible file.
+    pieces = sorted(set(tok.get_vocab(with_added_tokens=False)) - set(SPECIAL_TOKENS))
+    vocab = {t: i for i, t in enumerate(SPECIAL_TOKENS + pieces)}
+    tok.model = models.WordPiece(
+        vocab, unk_token="[UNK]", continuing_subword_prefix=CONTINUING_PREFIX
+    )
     # The trainer registers the special tokens as added tokens, so they are matched in raw
     # text before the lowercasing normalizer runs: "[MASK]" stays one token.
     for i, name in enumerate(SPECIAL_TOKENS):
