@@ -23,7 +23,7 @@ import model  # noqa: E402
 
 def text_of(bundle: model.Bundle, n_tokens: int) -> str:
     """A text that the bundle reads as exactly n_tokens tokens (specials included)."""
-    words = "the researcher asked the assistant to run the experiment again".split()
+    words = "the researcher asked the assistant to run the experiment again".split(" ")
     text = " ".join(words[i % len(words)] for i in range(n_tokens))
     while len(bundle.encode(text).ids) > n_tokens:
         text = text.rsplit(" ", 1)[0]
@@ -48,15 +48,15 @@ def main() -> None:
     args = parser.parse_args()
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print(f"model {args.model}, torch {torch.__version__}, threads {torch.get_num_threads()}")
-    print(f"| device | tokens | fast path (ms) | trace (ms) | trace / fast |")
+    print("| device | tokens | fast path (ms) | trace (ms) | trace / fast |")
     print("|---|---:|---:|---:|---:|")
     for device in devices:
         bundle = model.load(args.model, device)
         for n in (16, 64, 256):
             text = text_of(bundle, n)
             n_real = len(bundle.encode(text).ids)
-            fast = median_ms(lambda t=text: bundle.logits(t), args.repeats)
-            trace = median_ms(lambda t=text: bundle.trace(t), args.repeats)
+            fast = median_ms(lambda b=bundle, t=text: b.logits(t), args.repeats)
+            trace = median_ms(lambda b=bundle, t=text: b.trace(t), args.repeats)
             print(f"| {device} | {n_real} | {fast:.2f} | {trace:.2f} | {trace / fast:.2f} |")
 
 

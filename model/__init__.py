@@ -1,8 +1,8 @@
 """Transformer Glassbox's model: a Transformer from scratch that shows its work.
 
-    import model
-    bundle = model.load("mlm")          # "mlm" | "clm" | a checkpoint folder
-    trace = bundle.trace("The cat sat on the mat.")
+import model
+bundle = model.load("mlm")          # "mlm" | "clm" | a checkpoint folder
+trace = bundle.trace("The cat sat on the mat.")
 """
 
 from model.bundle import Bundle, Generation, filter_logits, load, pick_device

@@ -1,10 +1,10 @@
 """A Bundle: a trained model, its tokenizer and its device, with what the app asks of it.
 
-    bundle = load("mlm")                       # or "clm", or a checkpoint folder
-    t = bundle.trace("The cat sat on the mat.")
-    bundle.fill_mask("I [MASK] across the river.", k=5)
-    bundle.next_token("Once upon a", k=5)
-    bundle.generate("the dog", max_new_tokens=10, seed=0)
+bundle = load("mlm")                       # or "clm", or a checkpoint folder
+t = bundle.trace("The cat sat on the mat.")
+bundle.fill_mask("I [MASK] across the river.", k=5)
+bundle.next_token("Once upon a", k=5)
+bundle.generate("the dog", max_new_tokens=10, seed=0)
 """
 
 from __future__ import annotations
@@ -163,7 +163,20 @@ class Bundle:
 
     def trace(self, text: str, positions: bool = True) -> Trace:
         """One text through the model, everything inside kept (see Trace)."""
-        enc = self.encode(text)
+        return self._trace(self.encode(text), positions)
+
+    def trace_ids(self, ids: list[int], positions: bool = True) -> Trace:
+        """Like `trace`, for token ids as they are (e.g. a prompt plus generated tokens, or a
+        sentence with some tokens replaced by [MASK]); keeps the last `max_len` ids."""
+        ids = [int(i) for i in ids]
+        if not ids:
+            raise ValueError("no token ids to trace")
+        kept = ids[-self.cfg.max_len :]
+        tokens = [self.tokenizer.id_to_token(i) for i in kept]
+        enc = Encoded(kept, tokens, [(0, 0)] * len(kept), len(kept) < len(ids), len(ids))
+        return self._trace(enc, positions)
+
+    def _trace(self, enc: Encoded, positions: bool) -> Trace:
         ids = torch.tensor([enc.ids], device=self.device)
         start = time.perf_counter()
         logits, record = self.forward(ids, positions)
@@ -203,7 +216,13 @@ class Bundle:
         """One ranked (token, prob) list per [MASK] in the text, in order."""
         if self.causal:
             raise ValueError("fill_mask needs a masked (BERT-style) model such as 'mlm'")
-        ids = torch.tensor([self.encode(text).ids], device=self.device)
+        return self.fill_mask_ids(self.encode(text).ids, k)
+
+    def fill_mask_ids(self, ids: list[int], k: int = 5) -> list[Candidates]:
+        """`fill_mask` for token ids in which some ids are already MASK_ID."""
+        if self.causal:
+            raise ValueError("fill_mask needs a masked (BERT-style) model such as 'mlm'")
+        ids = torch.tensor([list(ids)[: self.cfg.max_len]], device=self.device)
         logits = self.forward(ids)[0][0]  # (T, V)
         where = (ids[0] == MASK_ID).nonzero().flatten()
         return [self._ranked(torch.softmax(self._no_specials(logits[i]), -1), k) for i in where]

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 from model.bundle import Bundle, load
 from model.data import PROBES, load_split
-from model.tokenizer import BOS_ID, EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS
+from model.tokenizer import EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS
 from model.train import IGNORE, tokenize
 
 BANK_SENTENCES = [PROBES[0], PROBES[1]]  # river bank, money bank

@@ -170,7 +170,9 @@ def train(
         "seed": seed,
         "train_sentences": len(train_seqs),
         "first_loss": history[0] if history else None,
-        "final_train_loss": float(np.mean(history[-100:])) if history else None,
+        "final_train_loss": float(np.mean(history[-min(100, len(history) // 10 + 1) :]))
+        if history
+        else None,
         "valid_loss": evaluate_loss(model, kind, valid_seqs, dev) if valid_seqs else None,
         "parameters": sum(p.numel() for p in model.parameters()),
         "config": asdict(cfg),

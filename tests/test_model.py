@@ -142,8 +142,16 @@ def test_checkpoint_folder_without_weights_is_a_clear_error(tmp_path):
 def test_a_few_training_steps_lower_the_loss(tiny_tokenizer, kind):
     cfg = tiny_config("encoder" if kind == "mlm" else "decoder", tiny_tokenizer.get_vocab_size())
     _, facts = train(
-        kind, TINY_TEXT, TINY_TEXT[:8], tiny_tokenizer, cfg, steps=60, batch_size=8,
-        lr=3e-3, warmup=5, progress=False,
+        kind,
+        TINY_TEXT,
+        TINY_TEXT[:8],
+        tiny_tokenizer,
+        cfg,
+        steps=60,
+        batch_size=8,
+        lr=3e-3,
+        warmup=5,
+        progress=False,
     )
     assert facts["steps"] == 60
     assert facts["final_train_loss"] < facts["first_loss"] * 0.8
