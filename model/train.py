@@ -23,7 +23,7 @@ from torch import Tensor, nn
 from tqdm import tqdm
 
 from model.bundle import MODELS_DIR, pick_device
-from model.checkpoint import save_checkpoint
+from model.checkpoint import load_checkpoint, load_config, save_checkpoint
 from model.data import load_split
 from model.tokenizer import BOS_ID, EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS, load_tokenizer
 from model.transformer import Config, build
@@ -123,6 +123,7 @@ def train(
     out: str | Path | None = None,
     progress: bool = True,
     train_len: int = 64,
+    init: str | Path | None = None,
 ) -> tuple[nn.Module, dict]:
     """Train until `steps` or `minutes` run out (whichever first); return model and facts."""
     if steps is None and minutes is None:
@@ -132,7 +133,10 @@ def train(
     torch.manual_seed(seed)
     dev = pick_device(device)
     cfg = cfg or Config(kind=KINDS[kind], vocab_size=tokenizer.get_vocab_size())
-    model = build(cfg).to(dev).train()
+    model = build(cfg)
+    if init is not None:  # continue from a checkpoint (weights only; a fresh schedule)
+        model.load_state_dict(load_checkpoint(init)[0].state_dict())
+    model = model.to(dev).train()
     train_seqs = tokenize(train_lines, tokenizer, kind, train_len)
     valid_seqs = tokenize(valid_lines, tokenizer, kind, train_len)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, betas=(0.9, 0.98))
@@ -168,6 +172,7 @@ def train(
         "batch_size": batch_size,
         "lr": lr,
         "seed": seed,
+        "init": str(init) if init else None,
         "train_sentences": len(train_seqs),
         "first_loss": history[0] if history else None,
         "final_train_loss": float(np.mean(history[-min(100, len(history) // 10 + 1) :]))
@@ -192,6 +197,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default=None, help="cpu | cuda (default: auto)")
     parser.add_argument("--out", default=None, help="checkpoint folder (default: assets/models)")
+    parser.add_argument("--init", default=None, help="start from this checkpoint's weights")
     parser.add_argument("--d-model", type=int, default=Config.d_model)
     parser.add_argument("--layers", type=int, default=Config.n_layers)
     parser.add_argument("--heads", type=int, default=Config.n_heads)
@@ -211,6 +217,8 @@ def main() -> None:
         norm=args.norm,
         positional=args.positional,
     )
+    if args.init:  # the architecture comes from the checkpoint we continue
+        cfg = load_config(args.init)
     out = Path(args.out) if args.out else MODELS_DIR / args.kind
     _, facts = train(
         args.kind,
@@ -225,6 +233,7 @@ def main() -> None:
         seed=args.seed,
         device=args.device,
         out=out,
+        init=args.init,
     )
     print(json.dumps({k: v for k, v in facts.items() if k != "config"}, indent=2))
     print(f"saved to {out}")
