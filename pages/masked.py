@@ -1,0 +1,108 @@
+"""4. Masked prediction (BERT-style): hide tokens, let the encoder guess them from both sides."""
+
+import streamlit as st
+
+import viz
+from ui import cache, numbers
+from ui.frame import frame
+from ui.show import (
+    chart,
+    download_json,
+    head_weights,
+    layer_head,
+    md_escape,
+    token_labels,
+    window_picker,
+    zoom,
+)
+
+view = frame(
+    "masked",
+    "An encoder such as BERT is trained by hiding about 15% of the tokens behind **[MASK]** "
+    "and guessing them from the words on *both* sides. Mask a token (or type [MASK] in the "
+    "sentence) and read the model's ranked guesses. Try *I swam across the river to get to "
+    "the other bank.* with *bank* masked, then the sentence with the cash.",
+    model="mlm",
+    reset=("mask_window",),
+)
+t, name, device = view.trace, view.model, view.device
+labels = token_labels(t.tokens)
+mask_id = cache.special_ids(name, device)["[MASK]"]
+typed = [i for i, tok in enumerate(t.tokens) if tok == "[MASK]"]
+words = numbers.word_positions(t.tokens)
+
+# Which tokens to hide: chosen here, plus any [MASK] typed in the sentence
+if st.session_state.get("mask_for") != view.sentence:
+    st.session_state["mask_for"] = view.sentence
+    st.session_state["mask_tokens"] = [] if typed else [numbers.default_token(t.tokens)]
+c1, c2 = st.columns([4, 1])
+chosen = c1.multiselect(
+    "Tokens to mask",
+    words,
+    key="mask_tokens",
+    format_func=labels.__getitem__,
+    help="Each chosen token is replaced by [MASK] before the model reads the sentence. "
+    "[MASK] typed in the sentence counts too.",
+)
+k = c2.slider("Guesses to show", 1, 20, 5, key="mask_k")
+masked = sorted(set(chosen) | set(typed))
+if not masked:
+    st.info("Choose a token to mask above, or type [MASK] in the sentence.", icon="🎭")
+    st.stop()
+
+ids = [mask_id if i in masked else int(x) for i, x in enumerate(t.ids)]
+mt = cache.get_trace_ids(tuple(ids), name, device)
+strip = viz.token_strip(mt.tokens, mt.ids, title="what the model reads", highlight=masked)
+chart(strip, "mask_strip", "masked_tokens")
+
+# For each hidden position: the ranked guesses
+st.subheader("The model's guesses")
+ranked = cache.fill_mask_ids(tuple(ids), name, device, k)
+probs = numbers.prediction_probs(mt.logits[masked], cache.special_ids(name, device).values())
+columns = st.columns(min(len(masked), 3))
+for n, (pos, candidates) in enumerate(zip(masked, ranked, strict=True)):
+    with columns[n % len(columns)]:
+        was = "" if pos in typed else f" (was “{t.tokens[pos]}”)"
+        fig = viz.topk_bar(candidates, title=f"[MASK] at position {pos}{was}")
+        chart(fig, f"mask_topk_{n}", f"mask_{pos}")
+        if pos not in typed:
+            p = probs[n][t.ids[pos]]
+            rank = int((probs[n] > p).sum()) + 1
+            st.caption(
+                f"The hidden token, {md_escape(t.tokens[pos])}, is guess number "
+                f"{rank:,} with probability {p:.1%}."
+            )
+
+
+# Where each [MASK] looked (pickers rerun only this part)
+@st.fragment
+def mask_attention(mt, masked: list[int]) -> None:
+    st.subheader("Where the [MASK] looked")
+    layer, head, label = layer_head("mask", mt.n_layers, mt.n_heads, layer=mt.n_layers - 1)
+    window = window_picker(len(mt.tokens), "mask_window", "Zoom to key positions")
+    weights = head_weights(mt, layer, head)
+    for n, pos in enumerate(masked):
+        title = f"attention of the [MASK] at position {pos}, {label}"
+        fig = viz.attention_row(weights[pos], mt.tokens, "[MASK]", query_index=pos, title=title)
+        zoom(fig, window, rows=False)
+        chart(fig, f"mask_row_{n}", f"mask_attention_{pos}")
+    st.caption(
+        "The bars say how much of each token's value flows into the [MASK]'s vector: "
+        "the words that decide the guess (river, cash) should stand out."
+    )
+
+
+mask_attention(mt, masked)
+
+st.subheader("Numbers")
+predictions = [
+    {
+        "position": p,
+        "original": t.tokens[p],
+        "candidates": [{"token": w, "probability": q} for w, q in c],
+    }
+    for p, c in zip(masked, ranked, strict=True)
+]
+record = {"sentence": view.sentence, "model": name, "tokens": mt.tokens, "masked": masked}
+record["predictions"] = predictions
+download_json("Masked predictions (JSON)", record, "mask_dl_json", "masked_predictions.json")

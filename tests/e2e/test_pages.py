@@ -1,0 +1,234 @@
+"""Every page in a real browser: a shared URL opens its sentence, charts render, no
+exceptions, a typed sentence updates the tokens shown; uploads; user text never as HTML;
+layer/head pickers; navigation. Screenshots of every page: artifacts/screenshots/.
+
+Pages, widget labels and keys come from the app (ui/frame.py, pages/*.py):
+  sidebar: text area "Sentence" (Ctrl+Enter commits), file uploader (.txt/.md, <= 1 MB),
+  URL: /<page>?sentence=...&model=...&page=...
+  attention page: radios "Layer" (key att_layer) and "Head" (att_head), chart att_head_map.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from urllib.parse import quote, urlencode
+
+import pytest
+
+import model
+from tests.e2e import harness
+from ui.frame import PAGES, TITLES
+
+pytestmark = pytest.mark.e2e
+
+PAGE_KEYS = [p.key for p in PAGES]
+# Pages that always use one model whatever the sidebar says.
+PAGE_MODEL = {"masked": "mlm", "causal": "clm"}
+
+SHARED = "I walked across the road to get cash from the bank."
+TYPED = "The teacher opened the old piano near the window."
+XSS = '<img src=x onerror="window.__xss=1"> <b>bold</b> <script>window.__xss=2</script>'
+
+
+@pytest.fixture(scope="module")
+def tokenizers() -> dict[str, model.Bundle]:
+    return {name: model.load(name, device="cpu") for name in ("mlm", "clm")}
+
+
+def expected_tokens(tokenizers, page_key: str, text: str, sidebar_model: str = "mlm") -> list:
+    return tokenizers[PAGE_MODEL.get(page_key, sidebar_model)].encode(text).tokens
+
+
+def url(server: harness.StreamlitServer, page_key: str, **params: str) -> str:
+    path = "/" if page_key == PAGE_KEYS[0] else f"/{page_key}"
+    return server.url + path + ("?" + urlencode(params, quote_via=quote) if params else "")
+
+
+def axes_show(axes: list[list[str]], tokens: list[str]) -> bool:
+    """Some axis lists exactly these tokens, in order ([MASK] may stand in for any)."""
+    for axis in axes:
+        labels = [html.unescape(a) for a in axis]
+        if len(labels) == len(tokens) and all(
+            a == t or a == "[MASK]" for a, t in zip(labels, tokens, strict=True)
+        ):
+            return True
+    return False
+
+
+def shows_tokens(page, tokens: list[str], scope: str = "") -> bool:
+    """Some chart axis on the page lists exactly these tokens, in order."""
+    return axes_show(harness.axis_labels(page, scope), tokens)
+
+
+def sentence_box(page):
+    return page.get_by_test_id("stSidebar").get_by_role("textbox", name="Sentence")
+
+
+def type_sentence(page, text: str) -> None:
+    box = sentence_box(page)
+    box.fill(text)
+    harness.after_rerun(page, lambda: box.press("Control+Enter"))
+
+
+def wait_for_tokens(page, tokens: list[str], timeout: float = 20.0) -> None:
+    """Some chart shows these tokens within `timeout` (Plotly draws just after the run)."""
+    deadline = time.monotonic() + timeout
+    while not shows_tokens(page, tokens):
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"no chart axis shows {tokens}; axes: {harness.axis_labels(page)[:6]}"
+            )
+        page.wait_for_timeout(100)
+
+
+def assert_clean(page) -> None:
+    assert not harness.exceptions(page), harness.exceptions(page)
+    assert not page.js_errors, page.js_errors
+
+
+@pytest.mark.parametrize("page_key", PAGE_KEYS)
+def test_page_from_shared_url_renders_and_follows_typing(
+    app_server, page, tokenizers, screenshot_dir, page_key
+) -> None:
+    # A shared link opens that page with that sentence.
+    harness.open_app(page, url(app_server, page_key, sentence=SHARED, model="mlm"), charts=True)
+    assert page.locator("h1").first.inner_text().strip() == TITLES[page_key]
+    assert sentence_box(page).input_value() == SHARED
+    wait_for_tokens(page, expected_tokens(tokenizers, page_key, SHARED))
+    assert harness.chart_count(page) >= 1
+    assert_clean(page)
+    page.screenshot(path=str(screenshot_dir / f"{page_key}.png"))
+
+    # Typing a new sentence updates the tokens shown (and the URL).
+    type_sentence(page, TYPED)
+    wait_for_tokens(page, expected_tokens(tokenizers, page_key, TYPED))
+    assert not shows_tokens(page, expected_tokens(tokenizers, page_key, SHARED))
+    assert "teacher" in page.url
+    assert_clean(page)
+
+
+def test_user_text_is_shown_as_text_never_as_html(app_server, page, tokenizers) -> None:
+    """An HTML/JS payload typed as the sentence shows up as its characters on every page,
+    and creates no element and runs no script."""
+    harness.open_app(page, url(app_server, "tokens"), charts=True)
+    type_sentence(page, XSS)
+    for key in PAGE_KEYS:
+        if key != "tokens":
+            harness.after_rerun(page, lambda key=key: nav_link(page, key).click())
+        wait_for_tokens(page, expected_tokens(tokenizers, key, XSS))
+        assert sentence_box(page).input_value() == XSS
+        injected = page.evaluate(
+            """() => ({
+              xss: window.__xss === undefined ? null : window.__xss,
+              img: document.querySelectorAll('img[src="x"]').length,
+              bold: [...document.querySelectorAll('b')].filter(b => b.textContent === 'bold')
+                      .length,
+              script: [...document.querySelectorAll('script')]
+                        .filter(s => s.textContent.includes('__xss')).length,
+            })"""
+        )
+        assert injected == {"xss": None, "img": 0, "bold": 0, "script": 0}, (key, injected)
+        # The characters themselves are drawn: "<" as a tick label, not swallowed as markup.
+        assert "<" in harness.chart_texts(page), key
+        assert_clean(page)
+
+
+def nav_link(page, key: str):
+    return page.get_by_test_id("stSidebarNav").get_by_role("link", name=TITLES[key])
+
+
+def test_navigation_keeps_the_sentence(app_server, page, tokenizers) -> None:
+    harness.open_app(page, url(app_server, "tokens"), charts=True)
+    type_sentence(page, TYPED)
+    harness.after_rerun(page, lambda: nav_link(page, "attention").click())
+    assert page.locator("h1").first.inner_text().strip() == TITLES["attention"]
+    assert "/attention" in page.url and "teacher" in page.url
+    assert sentence_box(page).input_value() == TYPED
+    wait_for_tokens(page, expected_tokens(tokenizers, "attention", TYPED))
+    assert_clean(page)
+
+
+def test_shared_url_with_page_param_and_model(app_server, page, tokenizers) -> None:
+    """?page=attention&model=clm on the root URL opens the attention page with the clm model."""
+    harness.open_app(
+        page, url(app_server, "tokens", sentence=TYPED, model="clm", page="attention"), charts=True
+    )
+    assert page.locator("h1").first.inner_text().strip() == TITLES["attention"]
+    wait_for_tokens(page, expected_tokens(tokenizers, "attention", TYPED, sidebar_model="clm"))
+    assert sentence_box(page).input_value() == TYPED
+    assert_clean(page)
+
+
+def test_layer_and_head_change_updates_the_heatmap(app_server, page) -> None:
+    harness.open_app(page, url(app_server, "attention", sentence=SHARED), charts=True)
+    heatmap = ".st-key-att_head_map"
+    page.wait_for_selector(f"{heatmap} .main-svg image")
+    seen = {harness.heatmap_signature(page, heatmap)}
+    assert "layer 1, head 1" in next(iter(seen))
+    for group, choice, title in [
+        ("att_head", "head 2", "layer 1, head 2"),
+        ("att_layer", "layer 3", "layer 3, head 2"),
+        ("att_head", "head 4", "layer 3, head 4"),
+    ]:
+        option = page.locator(f".st-key-{group}").get_by_text(choice, exact=True)
+        harness.after_rerun(page, option.click)
+        signature = harness.heatmap_signature(page, heatmap)
+        assert signature.startswith(title), signature[:60]
+        assert signature not in seen, f"{title}: the heatmap did not change"
+        seen.add(signature)
+    assert_clean(page)
+
+
+# -- uploads ----------------------------------------------------------------------------------
+
+UPLOAD_INPUT = '[data-testid="stFileUploaderDropzoneInput"]'
+
+
+def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
+    page.locator(UPLOAD_INPUT).set_input_files(files=[{"name": name, "mimeType": mime,
+                                                       "buffer": data}])
+
+
+def test_upload_a_text_file_sets_the_sentence(app_server, page, tokenizers) -> None:
+    harness.open_app(page, url(app_server, "tokens", sentence=SHARED), charts=True)
+    harness.after_rerun(page, lambda: upload(page, "lecture.txt", (TYPED + "\n").encode()))
+    assert sentence_box(page).input_value() == TYPED
+    wait_for_tokens(page, expected_tokens(tokenizers, "tokens", TYPED))
+    assert "lecture.txt" in page.get_by_test_id("stSidebar").inner_text()
+    assert_clean(page)
+
+
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("photo.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4, "binary"),
+        ("latin1.txt", "café crème brûlée".encode("latin-1"), "UTF-8"),
+    ],
+    ids=["binary", "not-utf8"],
+)
+def test_upload_a_binary_file_shows_the_error(
+    app_server, page, tokenizers, name, data, message
+) -> None:
+    harness.open_app(page, url(app_server, "tokens", sentence=SHARED), charts=True)
+    harness.after_rerun(page, lambda: upload(page, name, data))
+    alert = page.get_by_test_id("stSidebar").get_by_test_id("stAlertContentError")
+    assert alert.count() == 1
+    assert message in alert.inner_text() and name in alert.inner_text()
+    # The previous sentence is kept and still drawn.
+    assert sentence_box(page).input_value() == SHARED
+    wait_for_tokens(page, expected_tokens(tokenizers, "tokens", SHARED))
+    assert_clean(page)
+
+
+def test_upload_over_one_megabyte_is_refused(app_server, page, tokenizers) -> None:
+    """Streamlit's own limit (maxUploadSize = 1) refuses it in the browser; the app never
+    sees it, and the sentence stays."""
+    harness.open_app(page, url(app_server, "tokens", sentence=SHARED), charts=True)
+    upload(page, "big.txt", b"the cat sat on the mat. " * 50_000)  # 1.2 MB
+    uploader = page.get_by_test_id("stFileUploader")
+    uploader.get_by_text("or smaller").wait_for(timeout=10_000)
+    harness.wait_idle(page)
+    assert sentence_box(page).input_value() == SHARED
+    wait_for_tokens(page, expected_tokens(tokenizers, "tokens", SHARED))
+    assert_clean(page)

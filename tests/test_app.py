@@ -1,0 +1,374 @@
+"""The Streamlit app through AppTest: every page, the shared frame, the URL, bad input.
+
+Each page file is run on its own (AppTest runs a pages/ file without app.py, see the
+pitfall in DESIGN.md); every page draws the shared frame first, so that works. The
+figures are checked through the Plotly JSON in each chart's proto (`proto.spec`). The
+shipped checkpoints are used, so nothing here depends on what the model predicts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ui.cache
+from model.data import PROBES
+from ui.frame import MAX_UPLOAD_BYTES
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ["tokens", "positional", "attention", "masked", "causal"]
+TIMEOUT = 180  # the first run of a test session loads the models
+
+
+def page(name: str, sentence: str | None = None, **state: object) -> AppTest:
+    """A page, run once, with the shared sentence (and other session state) set first."""
+    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    if sentence is not None:
+        at.session_state["sentence"] = sentence
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Every Plotly chart on the page as its figure JSON, by the chart's widget key."""
+    return {
+        el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")
+    }
+
+
+def figure_text(at: AppTest) -> str:
+    return " ".join(el.proto.spec for el in at.get("plotly_chart"))
+
+
+def z_of(fig: dict) -> list | dict:
+    """The first trace's z: a nested list, or Plotly 6's typed array {"bdata", "shape"}."""
+    return fig["data"][0]["z"]
+
+
+def shape_of(z: list | dict) -> tuple[int, ...]:
+    if isinstance(z, dict):
+        return tuple(int(n) for n in z["shape"].split(","))
+    return (len(z), len(z[0]))
+
+
+def assert_ok(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def tokens_of(model: str, text: str) -> list[str]:
+    return ui.cache.load_bundle(model, "cpu").encode(text).tokens
+
+
+# --- every page, every lecture example -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("example", PROBES, ids=[f"probe{i}" for i in range(len(PROBES))])
+def test_page_runs_for_each_lecture_example(name: str, example: str) -> None:
+    at = page(name, example)
+    assert_ok(at)
+    assert at.title[0].value
+    assert len(at.get("plotly_chart")) >= 3
+    assert at.get("download_button"), "every page offers its numbers for download"
+
+
+def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert_ok(at)
+    assert at.title[0].value == "Tokens and embeddings"
+    at.text_area(key="w_sentence").input("the man bit the dog").run()
+    for name, title in zip(
+        PAGES,
+        ["Tokens", "Positional", "Attention", "Masked", "Causal"],
+        strict=True,
+    ):
+        at.switch_page(f"pages/{name}.py").run()
+        assert_ok(at)
+        assert at.title[0].value.startswith(title)
+        assert at.session_state["sentence"] == "the man bit the dog"
+        assert at.text_area(key="w_sentence").value == "the man bit the dog"
+
+
+# --- the URL --------------------------------------------------------------------------------
+
+
+def test_a_link_opens_the_same_page_sentence_and_model() -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update(page="attention", model="clm", sentence="the dog bit the man")
+    at.run()
+    assert_ok(at)
+    assert at.title[0].value == "Attention"
+    assert at.text_area(key="w_sentence").value == "the dog bit the man"
+    assert at.selectbox(key="w_model").value == "clm"
+    assert "dog" in figure_text(at)
+
+
+def test_the_url_follows_the_sentence_model_and_page() -> None:
+    at = page("tokens")
+    at.text_area(key="w_sentence").input("the cat sat").run()
+    at.selectbox(key="w_model").set_value("clm").run()
+    assert at.query_params["sentence"] == "the cat sat"
+    assert at.query_params["model"] == "clm"
+    assert at.query_params["page"] == "tokens"
+
+
+def test_an_unknown_model_in_the_url_falls_back_to_mlm() -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "tokens.py"), default_timeout=TIMEOUT)
+    at.query_params["model"] = "no-such-model"
+    at.run()
+    assert_ok(at)
+    assert at.session_state["model"] == "mlm"
+
+
+# --- figures follow the sentence and the pickers ----------------------------------------------
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_new_sentence_updates_the_figures(name: str) -> None:
+    at = page(name, PROBES[0])
+    sentence = "the zebra ate quinoa near the lighthouse"
+    at.text_area(key="w_sentence").input(sentence).run()
+    assert_ok(at)
+    text = figure_text(at)
+    model = {"masked": "mlm", "causal": "clm"}.get(name, at.session_state["model"])
+    for token in tokens_of(model, sentence)[1:4]:
+        assert json.dumps(token) in text, token
+    assert "swam" not in text
+
+
+def test_an_example_from_the_menu_becomes_the_sentence() -> None:
+    at = page("tokens", "the cat sat")
+    at.selectbox(key="w_example").set_value(PROBES[1]).run()
+    assert_ok(at)
+    assert at.session_state["sentence"] == PROBES[1]
+    assert at.text_area(key="w_sentence").value == PROBES[1]
+    assert '"cash"' in figure_text(at)
+
+
+def test_layer_and_head_pickers_change_the_attention_heatmap() -> None:
+    at = page("attention", PROBES[0])
+    first = z_of(charts(at)["att_head_map"])
+    at.radio(key="att_head").set_value(2).run()
+    second = charts(at)["att_head_map"]
+    assert "head 3" in second["layout"]["title"]["text"]
+    assert z_of(second) != first
+    at.radio(key="att_layer").set_value(3).run()
+    third = charts(at)["att_head_map"]
+    assert "layer 4, head 3" in third["layout"]["title"]["text"]
+    assert z_of(third) != z_of(second)
+
+
+@pytest.mark.parametrize("step", range(5))
+def test_every_attention_step_is_drawn_and_matches_the_model(step: int) -> None:
+    at = page("attention", "the dog bit the man", att_step=step)
+    assert_ok(at)
+    assert at.latex, "each step shows its formula"
+    assert any("matches the model's own numbers" in c.value for c in at.caption)
+    assert any(key.startswith("att_step_") for key in charts(at))
+
+
+def test_token_picker_changes_the_neighbours_and_the_trajectory() -> None:
+    at = page("tokens", PROBES[0])
+    before = charts(at)["tok_trajectory"]["layout"]["title"]["text"]
+    at.selectbox(key="tok_token").set_value(5).run()  # "river"
+    after = charts(at)
+    assert "river" in after["tok_trajectory"]["layout"]["title"]["text"]
+    assert after["tok_trajectory"]["layout"]["title"]["text"] != before
+    assert any("river" in trace.get("name", "") for trace in after["tok_map"]["data"])
+
+
+def test_pickers_survive_a_shorter_sentence() -> None:
+    at = page("tokens", PROBES[0])
+    at.selectbox(key="tok_token").set_value(11).run()
+    at.text_area(key="w_sentence").input("the cat").run()
+    assert_ok(at)
+    assert at.selectbox(key="tok_token").value in (1, 2)
+    at = page("attention", " ".join(["the dog bit the man and"] * 12))
+    at.slider(key="att_window").set_value((50, 70)).run()
+    at.text_area(key="w_sentence").input("the dog bit the man").run()
+    assert_ok(at)
+    assert not at.get("slider") or "att_window" not in [s.key for s in at.slider]
+
+
+def test_long_sentences_get_a_zoom_window() -> None:
+    at = page("attention", " ".join(["the dog bit the man and"] * 12))
+    assert_ok(at)
+    at.slider(key="att_window").set_value((10, 20)).run()
+    fig = charts(at)["att_head_map"]
+    assert fig["layout"]["xaxis"]["range"] == [9.5, 20.5]
+    assert shape_of(z_of(fig))[0] > 40, "the whole matrix stays in the figure"
+
+
+# --- masked and causal prediction --------------------------------------------------------------
+
+
+def test_masked_page_ranks_tokens_for_each_mask() -> None:
+    at = page("masked", "the [MASK] bit the man near the [MASK] .", mask_k=7)
+    assert_ok(at)
+    figs = charts(at)
+    bars = [figs[key] for key in ("mask_topk_0", "mask_topk_1")]
+    assert "mask_topk_2" not in figs
+    for fig in bars:
+        probs = fig["data"][0]["x"]
+        assert len(probs) == 7
+        assert probs == sorted(probs, reverse=True)
+        assert all(0 <= p <= 1 for p in probs)
+    assert {"mask_row_0", "mask_row_1"} <= figs.keys(), "each [MASK]'s attention"
+
+
+def test_masked_page_masks_a_chosen_token() -> None:
+    at = page("masked", PROBES[0])
+    assert_ok(at)
+    assert at.multiselect(key="mask_tokens").value == [11], "'bank' is masked by default"
+    assert "was “bank”" in charts(at)["mask_topk_0"]["layout"]["title"]["text"]
+    at.multiselect(key="mask_tokens").set_value([5, 11]).run()
+    assert {"mask_topk_0", "mask_topk_1"} <= charts(at).keys()
+    at.multiselect(key="mask_tokens").set_value([]).run()
+    assert_ok(at)
+    assert any("Choose a token to mask" in i.value for i in at.info)
+
+
+def test_causal_page_generates_the_same_text_for_the_same_seed() -> None:
+    def write(seed: int) -> tuple[str, AppTest]:
+        at = page("causal", "the researcher asked the", gen_seed=seed)
+        for _ in range(3):
+            at.button(key="gen_next").click().run()
+        assert_ok(at)
+        return at.code[0].value, at
+
+    first, at = write(7)
+    again, _ = write(7)
+    assert first == again
+    assert first.startswith("the researcher asked the")
+    steps = at.session_state["gen"]["steps"]
+    assert len(steps) == 3
+    assert {"gen_strip", "gen_row"} <= charts(at).keys()
+    at.button(key="gen_more").click().run()
+    assert 3 < len(at.session_state["gen"]["steps"]) <= 13
+    at.button(key="gen_reset").click().run()
+    assert_ok(at)
+    assert at.session_state["gen"]["steps"] == []
+
+
+def test_causal_page_shows_the_mask_and_the_filtered_distribution() -> None:
+    at = page("causal", "the dog bit the", causal_topk=3, causal_temp=0.5)
+    assert_ok(at)
+    figs = charts(at)
+    assert "−∞" in json.dumps(figs["causal_mask"], ensure_ascii=False) or "-∞" in json.dumps(
+        figs["causal_mask"], ensure_ascii=False
+    )
+    probs = figs["causal_next"]["data"][0]["x"]
+    assert sum(p > 0 for p in probs) == 3, "top-k 3 leaves three tokens"
+    assert abs(sum(probs) - 1) < 1e-6
+
+
+def test_pages_that_need_another_model_use_it_and_say_so() -> None:
+    at = page("causal", "the dog bit the", model="mlm")
+    assert_ok(at)
+    assert any("clm" in c.value for c in at.caption)
+    at = page("masked", "the dog bit the [MASK]", model="clm")
+    assert_ok(at)
+    assert any("mlm" in c.value for c in at.caption)
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("sentence", ["", "   \n\t "])
+def test_an_empty_sentence_shows_a_friendly_prompt(name: str, sentence: str) -> None:
+    at = page(name, sentence)
+    assert_ok(at)
+    assert any("There is no sentence yet" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_too_long_text_is_truncated_with_a_warning(name: str) -> None:
+    at = page(name, "the dog bit the man . " * 80)
+    assert_ok(at)
+    (warning,) = [w.value for w in at.warning if "reads at most" in w.value]
+    assert "256" in warning and "tokens long" in warning and "%" in warning
+
+
+BAD_UPLOADS = {
+    "binary": ("picture.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", "binary file"),
+    "latin-1": ("cafe.txt", "un café à Paris".encode("latin-1"), "not UTF-8"),
+    "empty": ("empty.md", b"", "empty"),
+    "blank": ("blank.txt", b" \n\n  ", "empty"),
+    "too big": ("big.txt", b"a " * (MAX_UPLOAD_BYTES // 2 + 1), "limit is 1 MB"),
+}
+
+
+@pytest.mark.parametrize("kind", BAD_UPLOADS)
+def test_a_bad_upload_shows_an_error_and_keeps_the_sentence(kind: str) -> None:
+    name, data, message = BAD_UPLOADS[kind]
+    at = page("tokens", "the cat sat")
+    at.file_uploader(key="w_upload").set_value((name, data, "text/plain")).run()
+    assert_ok(at)
+    errors = [e.value for e in at.error]
+    assert errors and any(message in e for e in errors), errors
+    assert "previous sentence is kept" in errors[0]
+    assert at.session_state["sentence"] == "the cat sat"
+    assert '"cat"' in figure_text(at)
+
+
+def test_a_good_upload_becomes_the_sentence() -> None:
+    at = page("tokens", "the cat sat")
+    data = b"I walked across the road to get cash from the bank.\n"
+    at.file_uploader(key="w_upload").set_value(("note.md", data, "text/markdown")).run()
+    assert_ok(at)
+    assert not at.error
+    assert at.session_state["sentence"] == PROBES[1]
+    assert '"cash"' in figure_text(at)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_html_in_the_sentence_is_shown_as_text(name: str) -> None:
+    script = "<script>alert(1)</script> <b>bold</b> <img src=x onerror=alert(2)>"
+    at = page(name, script)
+    assert_ok(at)
+    assert at.text_area(key="w_sentence").value == script
+    for element in [*at.markdown, *at.caption]:
+        if element.proto.allow_html:
+            assert "<script" not in element.value and "onerror" not in element.value
+    for el in at.get("plotly_chart"):
+        assert "<script" not in el.proto.spec and "<img" not in el.proto.spec
+    assert not at.get("html")
+
+
+def test_a_cuda_failure_falls_back_to_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ui.cache.load_bundle
+
+    def broken_gpu(name: str, device: str):
+        if device != "cpu":
+            raise RuntimeError("CUDA error: out of memory")
+        return real(name, device)
+
+    monkeypatch.setattr(ui.cache, "cuda_available", lambda: True)
+    monkeypatch.setattr(ui.cache, "load_bundle", broken_gpu)
+    at = page("attention", "the dog bit the man", device="cuda")
+    assert_ok(at)
+    assert "cuda" in at.selectbox(key="w_device").options
+    assert any("Running on the CPU instead" in w.value for w in at.warning)
+    assert any("cpu" in c.value for c in at.sidebar.caption)
+
+
+def test_without_a_gpu_cuda_cannot_be_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ui.cache, "cuda_available", lambda: False)
+    at = page("tokens", "the cat sat", device="cuda")
+    assert_ok(at)
+    assert at.selectbox(key="w_device").options == ["auto", "cpu"]
+    assert any("no GPU found" in c.value for c in at.sidebar.caption)
+    assert at.session_state["device"] == "auto"
+
+
+def test_the_sidebar_shows_the_forward_pass_time_and_device() -> None:
+    at = page("tokens", "the cat sat")
+    (metric,) = at.sidebar.metric
+    assert metric.label == "Forward pass" and metric.value.endswith(" ms")
+    assert any("on **cpu**" in c.value or "on **cuda" in c.value for c in at.sidebar.caption)

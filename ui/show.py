@@ -1,0 +1,153 @@
+"""Small display helpers the pages share: charts with a PNG button, downloads, labels."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+import viz
+from viz._common import tick_font_size
+
+ZOOM_FROM = 40  # offer a position window for matrices longer than this
+
+
+def chart(fig: go.Figure, key: str, filename: str | None = None) -> None:
+    """A Plotly figure with its toolbar: 'Download plot as png' saves it at 2x scale."""
+    config = {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": "png", "filename": filename or key, "scale": 2},
+        "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+    }
+    st.plotly_chart(fig, key=key, config=config, theme=None)
+
+
+def token_labels(tokens: Sequence[str]) -> list[str]:
+    """ "3 · bank": position and token, so repeated tokens stay apart in menus."""
+    return [f"{i} · {tok}" for i, tok in enumerate(tokens)]
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$])")
+
+
+def md_escape(text: str) -> str:
+    """User text made inert in Streamlit markdown (no emphasis, links, HTML or maths)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def download_csv(
+    label: str,
+    values: np.ndarray,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str] | None,
+    key: str,
+    filename: str,
+) -> None:
+    """A CSV download of a labelled matrix, written only when the button is clicked."""
+    rows, cols = list(row_labels), None if col_labels is None else list(col_labels)
+    st.download_button(
+        label,
+        lambda: viz.matrix_to_csv(values, rows, cols),
+        file_name=filename,
+        mime="text/csv",
+        key=key,
+        icon=":material/download:",
+        on_click="ignore",
+    )
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float | np.floating):
+        v = float(value)
+        return v if np.isfinite(v) else ("-inf" if v < 0 else "inf" if v > 0 else "nan")
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def download_json(label: str, data: dict, key: str, filename: str) -> None:
+    """A JSON download (numpy arrays as lists, ±inf as strings), written only on click."""
+    st.download_button(
+        label,
+        lambda: json.dumps(_jsonable(data), ensure_ascii=False),
+        file_name=filename,
+        mime="application/json",
+        key=key,
+        icon=":material/data_object:",
+        on_click="ignore",
+    )
+
+
+def window_picker(n: int, key: str, label: str = "Zoom to positions") -> tuple[int, int] | None:
+    """For long sentences, a range slider picking the positions to show (None: show all).
+
+    The figures keep the whole matrix: Plotly's own zoom and a double-click still work."""
+    if n <= ZOOM_FROM:
+        return None
+    start, end = st.slider(
+        label,
+        0,
+        n - 1,
+        (0, min(n - 1, 31)),
+        key=key,
+        help="Long sentences: show a window of positions so that the labels stay readable. "
+        "The figure still holds every position: drag to pan, double-click to see them all.",
+    )
+    return (start, end) if (start, end) != (0, n - 1) else None
+
+
+def zoom(
+    fig: go.Figure, window: tuple[int, int] | None, rows: bool = True, cols: bool = True
+) -> go.Figure:
+    """Show only positions window[0]..window[1] of a token-by-token figure (in place)."""
+    if window is None:
+        return fig
+    start, end = window
+    size = end - start + 1
+    font = {"size": tick_font_size(size)}
+    if cols:
+        fig.update_xaxes(range=[start - 0.5, end + 0.5], tickfont=font)
+    if rows:
+        fig.update_yaxes(range=[end + 0.5, start - 0.5], tickfont=font, autorange=False)
+        fig.update_layout(height=max(300, min(2000, 22 * size + 140)))
+    return fig
+
+
+def layer_head(prefix: str, n_layers: int, n_heads: int, layer: int = 0, average: bool = True):
+    """Layer and head pickers (radios, keys <prefix>_layer / <prefix>_head); the head may be
+    "average". Returns (layer, head, a label such as "layer 2, head 3")."""
+    c1, c2 = st.columns(2)
+    chosen = c1.radio(
+        "Layer",
+        range(n_layers),
+        index=layer,
+        key=f"{prefix}_layer",
+        horizontal=True,
+        format_func=lambda i: f"layer {i + 1}",
+    )
+    heads = ["average", *range(n_heads)] if average else list(range(n_heads))
+    head = c2.radio(
+        "Head",
+        heads,
+        key=f"{prefix}_head",
+        horizontal=True,
+        format_func=lambda h: "average" if h == "average" else f"head {h + 1}",
+    )
+    which = "average of the heads" if head == "average" else f"head {head + 1}"
+    return chosen, head, f"layer {chosen + 1}, {which}"
+
+
+def head_weights(trace, layer: int, head) -> np.ndarray:
+    """[T, S] one head's attention weights, or their average over heads."""
+    weights = trace.layers[layer].attention
+    return weights.mean(axis=0) if head == "average" else weights[head]
