@@ -73,8 +73,12 @@ def head_view(t, key: tuple) -> None:
 
     st.subheader(f"Step by step: layer {layer + 1}, head {head + 1}")
     step = st.radio(
-        "Step", range(len(STEPS)), key="att_step", horizontal=True, format_func=STEPS.__getitem__
-    )
+        "Step", range(len(STEPS)), index=None, key="att_step", horizontal=True,
+        format_func=STEPS.__getitem__, help="Walk through the computation of the head above.",
+    )  # fmt: skip
+    if step is None:
+        st.caption("Pick a step to see this head's real numbers, from X to the output.")
+        return
     steps = numbers.attention_steps(t, cache.attention_weights(key[1], key[2], layer), layer, head)
     draw_step(step, steps, t.tokens, head, t.n_heads, t.causal, (key, layer, head), window)
 

@@ -310,7 +310,7 @@ def test_a_bad_upload_shows_an_error_and_keeps_the_sentence(kind: str) -> None:
     at = page("tokens", "the cat sat")
     at.file_uploader(key="w_upload").set_value((name, data, "text/plain")).run()
     assert_ok(at)
-    errors = [e.value for e in at.error]
+    errors = [e.value.replace("\\", "") for e in at.error]  # markdown-escaped file names
     assert errors and any(message in e for e in errors), errors
     assert "previous sentence is kept" in errors[0]
     assert at.session_state["sentence"] == "the cat sat"

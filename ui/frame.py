@@ -7,8 +7,8 @@ State lives in plain `st.session_state` keys ("sentence", "model", "device") tha
 sidebar's widgets copy into from their `on_change` callbacks, so it survives a page change
 (Streamlit drops widget state between pages) and a page run alone by AppTest still works.
 The sentence, the model and the page are mirrored into the URL's query parameters, so a
-link opens the same view. User text is only ever shown as text (st.text, st.code, widget
-values, escaped figure labels), never as HTML or markdown.
+link opens the same view. User text is only ever shown as text (widget values, st.code,
+escaped figure labels, markdown with every markup character escaped), never as HTML.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import streamlit as st
 from model import Bundle, Trace
 from ui import cache
 from ui.examples import DEFAULT_SENTENCE, EXAMPLES
+from ui.show import md_escape
 
 
 @dataclass(frozen=True)
@@ -195,9 +196,11 @@ def sidebar(forced_model: str | None) -> st.delta_generator.DeltaGenerator:
             on_change=_on_upload,
         )
         if state.get("upload_error"):
-            st.error(state["upload_error"] + " The previous sentence is kept.", icon="⚠️")
+            # File names are user text: escaped, so markdown shows them as they are.
+            message = md_escape(state["upload_error"] + " The previous sentence is kept.")
+            st.error(message, icon="⚠️")
         elif state.get("upload_ok"):
-            st.caption(state["upload_ok"])
+            st.caption(md_escape(state["upload_ok"]))
         st.selectbox(
             "Model",
             list(cache.MODELS),
@@ -317,7 +320,10 @@ def frame(
         for key in reset:
             state.pop(key, None)
     if model is not None and model != state["model"]:
-        st.caption(f"This page needs the {cache.MODELS[model]} model, so it uses it here.")
+        st.caption(
+            f"This page always runs {cache.MODELS[model]}; the sidebar's "
+            f"{state['model']} applies to the tokens, positional encoding and attention pages."
+        )
     bundle, trace, device, warning = _load(name, cache.resolve_device(state["device"]), sentence)
     if warning:
         st.warning(warning, icon="⚠️")
