@@ -97,6 +97,15 @@ def number_axis(title: str | None = None, *, vertical: bool = False) -> dict:
     return axis
 
 
+_GRID = "#EBF0F8"
+_AXIS = {"gridcolor": _GRID, "zerolinecolor": _GRID, "linecolor": _GRID, "ticks": ""}
+# A small white template: plotly's own "plotly_white" is copied into every figure that names
+# it, which costs ~30 ms a figure; this one holds only what the figures here use.
+WHITE = go.layout.Template(
+    layout={"paper_bgcolor": "white", "plot_bgcolor": "white", "xaxis": _AXIS, "yaxis": _AXIS}
+)
+
+
 def apply_layout(fig: go.Figure, title: str, height: int, **extra: object) -> go.Figure:
     """Apply the shared look (title size, font, tight margins, white template, height).
 
@@ -112,7 +121,7 @@ def apply_layout(fig: go.Figure, title: str, height: int, **extra: object) -> go
         "font": {"size": FONT_SIZE},
         "height": height,
         "margin": MARGIN,
-        "template": "plotly_white",
+        "template": WHITE,
         "hoverlabel": {"font": {"size": FONT_SIZE}},
     }
     layout.update(extra)

@@ -42,7 +42,7 @@ def topk_bar(candidates: Sequence[tuple[str, float]], title: str = "top predicti
         figure_height(len(ranked), row_px=34, extra=110),
         xaxis={
             "title": {"text": "probability"},
-            "tickformat": ".0%",
+            "tickformat": ".0%" if top >= 0.05 else ".1%",
             "range": [0, max(top, 1e-9) * 1.2],
         },
         yaxis=token_axis(tokens, vertical=True),
