@@ -23,7 +23,7 @@ from torch import Tensor, nn
 from tqdm import tqdm
 
 from model.bundle import MODELS_DIR, pick_device
-from model.checkpoint import load_checkpoint, load_config, save_checkpoint
+from model.checkpoint import TRAINING, load_checkpoint, load_config, save_checkpoint
 from model.data import load_split
 from model.tokenizer import BOS_ID, EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS, load_tokenizer
 from model.transformer import Config, build
@@ -107,6 +107,14 @@ def evaluate_loss(
     return total / max(count, 1)
 
 
+def _previous_training(init: str | Path | None) -> dict | None:
+    """The training facts of the checkpoint a run continues from, without its config."""
+    path = Path(init) / TRAINING if init else None
+    if path is None or not path.is_file():
+        return None
+    return {k: v for k, v in json.loads(path.read_text()).items() if k != "config"}
+
+
 def train(
     kind: str,
     train_lines: list[str],
@@ -173,6 +181,7 @@ def train(
         "lr": lr,
         "seed": seed,
         "init": str(init) if init else None,
+        "init_training": _previous_training(init),
         "train_sentences": len(train_seqs),
         "first_loss": history[0] if history else None,
         "final_train_loss": float(np.mean(history[-min(100, len(history) // 10 + 1) :]))
