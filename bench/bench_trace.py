@@ -30,21 +30,23 @@ def text_of(bundle: model.Bundle, n_tokens: int) -> str:
     return text
 
 
-def median_ms(fn, repeats: int) -> float:
-    for _ in range(3):  # warm up
-        fn()
-    times = []
+def medians_ms(fns: list, repeats: int) -> list[float]:
+    """Median wall time of each function, calls interleaved so noise hits all alike."""
+    for fn in fns:  # warm up
+        fn(), fn(), fn()
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        for fn, out in zip(fns, times, strict=True):
+            start = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - start)
+    return [statistics.median(t) * 1000 for t in times]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="mlm")
-    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--repeats", type=int, default=50)
     args = parser.parse_args()
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print(f"model {args.model}, torch {torch.__version__}, threads {torch.get_num_threads()}")
@@ -55,8 +57,10 @@ def main() -> None:
         for n in (16, 64, 256):
             text = text_of(bundle, n)
             n_real = len(bundle.encode(text).ids)
-            fast = median_ms(lambda b=bundle, t=text: b.logits(t), args.repeats)
-            trace = median_ms(lambda b=bundle, t=text: b.trace(t), args.repeats)
+            fast, trace = medians_ms(
+                [lambda b=bundle, t=text: b.logits(t), lambda b=bundle, t=text: b.trace(t)],
+                args.repeats,
+            )
             print(f"| {device} | {n_real} | {fast:.2f} | {trace:.2f} | {trace / fast:.2f} |")
 
 
