@@ -10,7 +10,7 @@ from ui.frame import PAGES, init_state
 
 st.set_page_config(
     page_title="Transformer Glassbox",
-    page_icon=":material/visibility:",
+    page_icon="🔍",
     layout="wide",
     initial_sidebar_state="expanded",
 )

@@ -1,16 +1,19 @@
 """Browser timings of the app against the floor Streamlit itself sets.
 
     python bench/bench_browser.py [--start-runs 5] [--runs 10] [--page attention]
+                                  [--start-page tokens]
 
 Serves the real app (app.py) and a trivial one-widget page (bench/trivial_app.py) the same
 way (`streamlit run`, headless, no file watcher, a free local port), drives both with
 headless system Chromium, and prints a markdown table of medians and their ratio:
 
-  start     process start -> first Plotly chart drawn
-            (trivial: -> its text drawn); a fresh server each run, model load included
+  start     process start -> first Plotly chart drawn on the landing page (tokens)
+            (trivial: -> its text drawn); a fresh server and a fresh browser context each
+            run, so the model load and the page's JavaScript download are included
   sentence  a new 20-token sentence committed (Ctrl+Enter) -> a chart shows its tokens
+            (attention page)
             (trivial: text committed (Enter) -> the echo shows it)
-  head      another layer/head picked -> the heatmap redrawn
+  head      another layer/head picked -> the heatmap redrawn (attention page)
             (trivial: another selectbox option picked -> the echo shows it)
 
 "Committed" and "drawn" are timed inside the page: from the key press / click event to the
@@ -121,21 +124,27 @@ def timed(pg, kind: str, arg, action, timeout: float = 60.0) -> float:
 # -- start-up -------------------------------------------------------------------------------
 
 
-def start_runs(browser, script: str, url_of, ready: str, runs: int) -> list[float]:
-    times = []
+def start_runs(browser, script: str, url_of, ready: str, runs: int) -> tuple[list, dict]:
+    """Start-up times (ms), and their parts: server healthy, first run finished."""
+    times, parts = [], {"healthy": [], "first run done": []}
     for _ in range(runs):
         ctx = harness.new_context(browser)
         pg = ctx.new_page()
-        server = harness.StreamlitServer(script).start()
+        server = harness.StreamlitServer(script)
+        epoch = time.time()
+        server.start()
         try:
-            server.wait_healthy(timeout=120)
+            parts["healthy"].append(server.wait_healthy(timeout=120) * 1000)
             pg.goto(url_of(server), wait_until="commit")
             pg.wait_for_selector(ready, state="visible", timeout=120_000)
             times.append((time.perf_counter() - server.started_at) * 1000)
+            done_at = pg.evaluate("() => window.__glassbox.lastDoneAt || null")
+            if done_at:
+                parts["first run done"].append(done_at - epoch * 1000)
         finally:
             server.stop()
             ctx.close()
-    return times
+    return times, parts
 
 
 # -- steady state ---------------------------------------------------------------------------
@@ -202,7 +211,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--start-runs", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--page", default="attention", help="the app page to time")
+    parser.add_argument("--page", default="attention", help="the page for sentence and head")
+    parser.add_argument("--start-page", default="tokens", help="the page start-up opens")
     args = parser.parse_args()
 
     chromium = harness.find_chromium()
@@ -214,12 +224,12 @@ def main() -> None:
     with sync_playwright() as pw:
         browser = harness.launch(pw, chromium)
         results = {"app": {}, "trivial": {}}
-        results["trivial"]["start"] = start_runs(
+        results["trivial"]["start"], trivial_parts = start_runs(
             browser, "bench/trivial_app.py", lambda s: s.url,
             '[data-testid="stText"]', args.start_runs,
         )  # fmt: skip
-        results["app"]["start"] = start_runs(
-            browser, "app.py", lambda s: app_url(s, args.page, texts[0]),
+        results["app"]["start"], app_parts = start_runs(
+            browser, "app.py", lambda s: app_url(s, args.start_page, texts[0]),
             harness.DRAWN_CHART, args.start_runs,
         )  # fmt: skip
         results["trivial"].update(trivial_runs(browser, args.runs))
@@ -230,7 +240,8 @@ def main() -> None:
     import torch
 
     print(
-        f"\nBrowser benchmark: page '{args.page}', {TOKENS}-token sentences; "
+        f"\nBrowser benchmark: start-up on page '{args.start_page}', sentence and head on "
+        f"'{args.page}', {TOKENS}-token sentences; "
         f"{os.cpu_count()} CPUs, {platform.python_version()}, streamlit {streamlit.__version__}, "
         f"torch {torch.__version__}, load average {os.getloadavg()[0]:.1f}\n"
         f"medians over {args.start_runs} start-ups and {args.runs} interactions each\n"
@@ -245,6 +256,13 @@ def main() -> None:
         a, t = median_ms(app), median_ms(trivial)
         met = "yes" if a <= TARGETS_MS[key] else "no"
         print(f"| {LABELS[key]} | {a:.0f} | {t:.0f} | {a / t:.1f}x | {TARGETS_MS[key]} | {met} |")
+    print(
+        "\nstart-up, median ms from process start: server healthy / first script run "
+        "finished / first chart (trivial: text) drawn"
+    )
+    for who, parts, key in (("app", app_parts, "app"), ("trivial", trivial_parts, "trivial")):
+        cells = [f"{median_ms(v):.0f}" if v else "n/a" for v in parts.values()]
+        print(f"  {who:8s} " + " / ".join(cells + [f"{median_ms(results[key]['start']):.0f}"]))
     print("\nall runs (ms):")
     for who, res in results.items():
         for key, values in res.items():

@@ -98,7 +98,15 @@ def number_axis(title: str | None = None, *, vertical: bool = False) -> dict:
 
 
 _GRID = "#EBF0F8"
-_AXIS = {"gridcolor": _GRID, "zerolinecolor": _GRID, "linecolor": _GRID, "ticks": ""}
+_AXIS = {
+    "gridcolor": _GRID,
+    "zerolinecolor": _GRID,
+    "linecolor": _GRID,
+    "ticks": "",
+    "zerolinewidth": 2,
+    "automargin": True,  # room for long token labels
+    "title": {"standoff": 15},
+}
 # A small white template: plotly's own "plotly_white" is copied into every figure that names
 # it, which costs ~30 ms a figure; this one holds only what the figures here use.
 WHITE = go.layout.Template(

@@ -96,6 +96,14 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture(scope="session")
+def tokenizers() -> dict[str, object]:
+    """The shipped models, to know which tokens a page should show for a sentence."""
+    import model
+
+    return {name: model.load(name, device="cpu") for name in ("mlm", "clm")}
+
+
+@pytest.fixture(scope="session")
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS

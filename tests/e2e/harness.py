@@ -73,7 +73,10 @@ INIT_SCRIPT = """
       let tag, v; [tag, i] = varint(b, i);
       const field = Math.floor(tag / 8), wire = tag % 8;
       if (wire === 0) { [v, i] = varint(b, i);
-        if (field === 6) { s.finished += 1; s.statuses.push(v); if (v !== 2) s.done += 1; } }
+        if (field === 6) {
+          s.finished += 1; s.statuses.push(v);
+          if (v !== 2) { s.done += 1; s.lastDoneAt = performance.timeOrigin + performance.now(); }
+        } }
       else if (wire === 2) { [v, i] = varint(b, i); i += v; }
       else if (wire === 1) i += 8;
       else if (wire === 5) i += 4;
@@ -214,8 +217,8 @@ def launch(playwright, executable: str):
     return playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
 
 
-def new_context(browser, **kwargs):
-    context = browser.new_context(viewport=VIEWPORT, **kwargs)
+def new_context(browser, viewport: dict | None = None, **kwargs):
+    context = browser.new_context(viewport=viewport or VIEWPORT, **kwargs)
     context.add_init_script(INIT_SCRIPT)
     return context
 
@@ -296,4 +299,32 @@ def heatmap_signature(page, scope: str) -> str:
                  (img ? (img.getAttribute('href') || img.getAttribute('xlink:href') || '') : '');
         }""",
         scope,
+    )
+
+
+def clipped_tick_labels(page, tolerance: float = 2.0) -> list[dict]:
+    """Axis tick labels drawn (partly) outside their chart's SVG, where the browser cuts them
+    off: a token axis nobody can read. Each as {chart, label, overflow: {side: px}}."""
+    return page.evaluate(
+        """(tol) => {
+          const out = [];
+          document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
+            const svg = chart.querySelector('.main-svg');
+            if (!svg) return;
+            const box = svg.getBoundingClientRect();
+            const key = (chart.closest('[class*="st-key-"]')?.className.match(/st-key-(\\S+)/)
+                         || [null, String(i)])[1];
+            chart.querySelectorAll('.xtick text, .ytick text').forEach((t) => {
+              const r = t.getBoundingClientRect();
+              if (!t.textContent || r.width === 0) return;
+              const over = {left: box.left - r.left, right: r.right - box.right,
+                            top: box.top - r.top, bottom: r.bottom - box.bottom};
+              const worst = Object.entries(over).filter(([, v]) => v > tol);
+              if (worst.length) out.push({chart: key, label: t.textContent,
+                overflow: Object.fromEntries(worst.map(([k, v]) => [k, Math.round(v)]))});
+            });
+          });
+          return out;
+        }""",
+        tolerance,
     )

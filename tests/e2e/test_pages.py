@@ -16,7 +16,6 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-import model
 from tests.e2e import harness
 from ui.frame import PAGES, TITLES
 
@@ -29,11 +28,6 @@ PAGE_MODEL = {"masked": "mlm", "causal": "clm"}
 SHARED = "I walked across the road to get cash from the bank."
 TYPED = "The teacher opened the old piano near the window."
 XSS = '<img src=x onerror="window.__xss=1"> <b>bold</b> <script>window.__xss=2</script>'
-
-
-@pytest.fixture(scope="module")
-def tokenizers() -> dict[str, model.Bundle]:
-    return {name: model.load(name, device="cpu") for name in ("mlm", "clm")}
 
 
 def expected_tokens(tokenizers, page_key: str, text: str, sidebar_model: str = "mlm") -> list:
@@ -106,6 +100,11 @@ def test_page_from_shared_url_renders_and_follows_typing(
     assert not shows_tokens(page, expected_tokens(tokenizers, page_key, SHARED))
     assert "teacher" in page.url
     assert_clean(page)
+
+    # Every axis label is drawn inside its chart (not cut off by the chart's edge).
+    clipped = harness.clipped_tick_labels(page)
+    charts = sorted({c["chart"] for c in clipped})
+    assert not clipped, f"{len(clipped)} tick labels cut off in charts {charts}: {clipped[:5]}"
 
 
 def test_user_text_is_shown_as_text_never_as_html(app_server, page, tokenizers) -> None:
@@ -186,8 +185,9 @@ UPLOAD_INPUT = '[data-testid="stFileUploaderDropzoneInput"]'
 
 
 def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
-    page.locator(UPLOAD_INPUT).set_input_files(files=[{"name": name, "mimeType": mime,
-                                                       "buffer": data}])
+    page.locator(UPLOAD_INPUT).set_input_files(
+        files=[{"name": name, "mimeType": mime, "buffer": data}]
+    )
 
 
 def test_upload_a_text_file_sets_the_sentence(app_server, page, tokenizers) -> None:
