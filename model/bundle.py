@@ -315,7 +315,8 @@ class Bundle:
         return out
 
     def _stack(self) -> nn.Module:
-        return getattr(self.model, "stack", None) or self.model.decoder
+        """The stack that holds the embedding and the self-attention layers shown."""
+        return self.model.decoder if self.cfg.kind == "encoder-decoder" else self.model.stack
 
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.model.parameters())

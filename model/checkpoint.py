@@ -35,15 +35,12 @@ def save_checkpoint(
     """Write weights, config, tokenizer (and training facts, if given) into a folder."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    state = {name: t.detach().cpu().contiguous() for name, t in model.state_dict().items()}
     # tied parameters (the shared embedding of an encoder-decoder) are stored once
-    seen: dict[int, str] = {}
-    for name in list(state):
-        param = model.state_dict()[name]
-        if param.data_ptr() in seen:
-            del state[name]
-        else:
-            seen[param.data_ptr()] = name
+    state, seen = {}, set()
+    for name, tensor in model.state_dict().items():
+        if tensor.data_ptr() not in seen:
+            seen.add(tensor.data_ptr())
+            state[name] = tensor.detach().cpu().contiguous()
     save_file(state, str(directory / WEIGHTS))
     (directory / CONFIG).write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     tokenizer.save(str(directory / TOKENIZER))

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from safetensors.torch import load_file
 
 from model import binary_encoding, filter_logits, pick_device, sinusoidal_encoding
 from model.checkpoint import load_checkpoint, save_checkpoint
@@ -262,3 +263,17 @@ def test_encoder_decoder_cross_attention(tiny_tokenizer):
     assert (self_attn.triu(1) == 0).all()  # the decoder is causal
     assert record.encoder is not None and len(record.encoder.layers) == 2
     assert not torch.allclose(logits, other)  # the output depends on the source
+
+
+def test_encoder_decoder_checkpoint_stores_the_shared_embedding_once(tmp_path, tiny_tokenizer):
+    torch.manual_seed(0)
+    cfg = tiny_config("encoder-decoder", tiny_tokenizer.get_vocab_size())
+    model = EncoderDecoder(cfg).eval()
+    save_checkpoint(model, cfg, tiny_tokenizer, tmp_path)
+    stored = load_file(str(tmp_path / "model.safetensors"))
+    assert "encoder.embed.weight" in stored and "decoder.embed.weight" not in stored
+    loaded, _, _ = load_checkpoint(tmp_path)
+    assert loaded.decoder.embed is loaded.encoder.embed
+    src, tgt = torch.tensor([[2, 10, 11, 3]]), torch.tensor([[2, 20, 21]])
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(src, tgt)[0], model(src, tgt)[0])

@@ -14,6 +14,7 @@ import torch
 
 import model
 from model import Bundle, Trace
+from model.tokenizer import SPECIAL_TOKENS
 
 # The models the sidebar offers (more later: translation, ViT), with a short description.
 MODELS: dict[str, str] = {
@@ -87,8 +88,7 @@ def vocabulary(name: str, device: str) -> list[str]:
 def special_ids(name: str, device: str) -> dict[str, int]:
     """The ids of the special tokens, by name ("[MASK]": 4, ...)."""
     tok = load_bundle(name, device).tokenizer
-    names = ("[PAD]", "[UNK]", "[BOS]", "[EOS]", "[MASK]")
-    return {n: tok.token_to_id(n) for n in names if tok.token_to_id(n) is not None}
+    return {n: tok.token_to_id(n) for n in SPECIAL_TOKENS if tok.token_to_id(n) is not None}
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
