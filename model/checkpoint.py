@@ -52,6 +52,7 @@ def save_checkpoint(
 def load_config(directory: str | Path) -> Config:
     """The Config stored in a checkpoint folder (unknown keys are ignored)."""
     raw = json.loads((Path(directory) / CONFIG).read_text())
+    raw.setdefault("tie_embeddings", False)  # checkpoints from before the option were untied
     known = {f.name for f in fields(Config)}
     return Config(**{k: v for k, v in raw.items() if k in known})
 
@@ -67,7 +68,7 @@ def load_checkpoint(
     model = build(cfg)
     state = load_file(str(directory / WEIGHTS))
     missing, unexpected = model.load_state_dict(state, strict=False)
-    tied = {"decoder.embed.weight"}
+    tied = {"decoder.embed.weight"} | ({"unembed.weight"} if cfg.tie_embeddings else set())
     if unexpected or set(missing) - tied:
         raise ValueError(f"checkpoint does not match its config: {missing} {unexpected}")
     tokenizer = Tokenizer.from_file(str(directory / TOKENIZER))

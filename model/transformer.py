@@ -42,6 +42,7 @@ class Config:
     norm: str = "post"  # "post": add & norm after each sublayer (paper, lecture) | "pre"
     dropout: float = 0.1  # dropout during training only
     pad_id: int = 0  # the [PAD] token: never attended to
+    tie_embeddings: bool = True  # the output projection reuses the token embedding table
 
     @property
     def d_head(self) -> int:
@@ -242,7 +243,11 @@ class Stack(nn.Module):
         super().__init__()
         self.cfg, self.causal = cfg, causal
         self.embed = nn.Embedding(cfg.vocab_size, cfg.d_model)
-        nn.init.normal_(self.embed.weight, std=1.0)  # same scale as the sinusoids
+        # Tied (the paper, BERT, GPT-2): the table is also the output projection, so its rows
+        # start small (std 1/sqrt(D)) and are scaled by sqrt(D) on the way in, to the
+        # sinusoids' scale. Untied: rows start at that scale.
+        self.embed_scale = math.sqrt(cfg.d_model) if cfg.tie_embeddings else 1.0
+        nn.init.normal_(self.embed.weight, std=1.0 / self.embed_scale)
         if cfg.positional == "learned":
             self.pos_embed = nn.Parameter(torch.randn(cfg.max_len, cfg.d_model) * 0.5)
         else:  # fixed: sinusoidal, or zeros when positions are off
@@ -271,7 +276,7 @@ class Stack(nn.Module):
         if memory_ids is not None:
             memory_mask = (memory_ids != self.cfg.pad_id)[:, None, None, :]  # (B, 1, 1, S)
 
-        embed = self.embed(ids)  # (B, T, D)
+        embed = self.embed(ids) * self.embed_scale  # (B, T, D)
         pos = self.pos_embed[:t].expand(b, t, -1)  # (B, T, D)
         if not positions:
             pos = torch.zeros_like(pos)
@@ -299,6 +304,8 @@ class LanguageModel(nn.Module):
         self.cfg = cfg
         self.stack = Stack(cfg, cfg.n_layers, causal=cfg.kind == "decoder")
         self.unembed = nn.Linear(cfg.d_model, cfg.vocab_size)  # hidden state -> logits
+        if cfg.tie_embeddings:  # one table: token -> vector on the way in, back on the way out
+            self.unembed.weight = self.stack.embed.weight
 
     def forward(self, ids: Tensor, positions: bool = True) -> tuple[Tensor, Record]:
         """ids (B, T) -> logits (B, T, V) and the record of the pass."""
@@ -316,6 +323,8 @@ class EncoderDecoder(nn.Module):
         self.decoder = Stack(cfg, cfg.n_decoder_layers, causal=True, cross=True)
         self.decoder.embed = self.encoder.embed  # one shared vocabulary and embedding
         self.unembed = nn.Linear(cfg.d_model, cfg.vocab_size)
+        if cfg.tie_embeddings:
+            self.unembed.weight = self.encoder.embed.weight
 
     def forward(
         self, src_ids: Tensor, tgt_ids: Tensor, positions: bool = True

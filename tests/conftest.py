@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from model.bundle import Bundle
-from model.tokenizer import train_tokenizer
 from model.transformer import Config, build
+from training.tokenizer import train_tokenizer
 
 TINY_TEXT = [
     "the dog bit the boy near the river bank",

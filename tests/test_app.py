@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.cache
-from model.data import PROBES
+from model.examples import PROBES
 from ui.frame import MAX_UPLOAD_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,16 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.data import (
-    DATA_DIR,
-    GRAMMAR_SEED,
-    PROBES,
-    SPLITS,
-    contains_probe,
-    grammar_sentences,
-    load_split,
-    normalize,
-)
+from model.examples import PROBES
 from model.tokenizer import (
     BOS_ID,
     EOS_ID,
@@ -27,6 +18,15 @@ from model.tokenizer import (
     SPECIAL_TOKENS,
     UNK_ID,
     load_tokenizer,
+)
+from training.data import (
+    DATA_DIR,
+    GRAMMAR_SEED,
+    SPLITS,
+    contains_probe,
+    grammar_sentences,
+    load_split,
+    normalize,
 )
 
 
@@ -42,7 +42,7 @@ def splits() -> dict[str, list[str]]:
 
 @pytest.fixture(scope="module")
 def keys(splits) -> dict[str, list[str]]:
-    """Each split's sentences, normalized independently of model.data."""
+    """Each split's sentences, normalized independently of training.data."""
     return {name: [simple_norm(s) for s in lines] for name, lines in splits.items()}
 
 
@@ -143,7 +143,7 @@ def test_assets_are_small():
 
 
 def test_vocab_and_special_ids(tok):
-    assert tok.get_vocab_size() == 4096
+    assert tok.get_vocab_size() == 8000
     assert SPECIAL_TOKENS == ["[PAD]", "[UNK]", "[BOS]", "[EOS]", "[MASK]"]
     assert (PAD_ID, UNK_ID, BOS_ID, EOS_ID, MASK_ID) == (0, 1, 2, 3, 4)
     for i, name in enumerate(SPECIAL_TOKENS):

@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 import torch
+from model.train import mask_tokens, train
 from safetensors.torch import load_file
 
 from model import binary_encoding, filter_logits, pick_device, sinusoidal_encoding
 from model.checkpoint import load_checkpoint, save_checkpoint
 from model.tokenizer import MASK_ID
-from model.train import mask_tokens, train
 from model.transformer import EncoderDecoder, attention
 from tests.conftest import TINY_TEXT, tiny_bundle, tiny_config
 

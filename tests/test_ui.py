@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from model.examples import DEFAULT_SENTENCE, EXAMPLES
 from model.tokenizer import MASK_ID
 from ui import numbers
-from ui.examples import DEFAULT_SENTENCE, EXAMPLES
 from ui.frame import MAX_UPLOAD_BYTES, PAGES, UploadError, validate_upload
 from ui.show import _jsonable, md_escape
 

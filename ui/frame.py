@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from model import Bundle, Trace
+from model.examples import DEFAULT_SENTENCE, EXAMPLES
 from ui import cache
-from ui.examples import DEFAULT_SENTENCE, EXAMPLES
 from ui.show import md_escape
 
 

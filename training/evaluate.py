@@ -1,4 +1,4 @@
-"""Evaluate the shipped models on the test split: `python -m model.evaluate [--out FILE]`.
+"""Evaluate the shipped models on the test split: `python -m training.evaluate [--out FILE]`.
 
 Prints a JSON report:
 - mlm: masked top-1 / top-5 accuracy against a unigram baseline (the most frequent
@@ -20,9 +20,10 @@ import torch
 import torch.nn.functional as F
 
 from model.bundle import Bundle, load
-from model.data import PROBES, load_split
+from model.examples import PROBES
 from model.tokenizer import EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS
-from model.train import IGNORE, tokenize
+from training.data import load_split
+from training.train import IGNORE, tokenize
 
 BANK_SENTENCES = [PROBES[0], PROBES[1]]  # river bank, money bank
 

@@ -11,7 +11,7 @@ Two sources, one sentence per line:
 The lecture's own sentences (PROBES) are what the app shows the models doing; they are never
 training data: any corpus sentence whose normalized form contains a probe is dropped.
 
-    python -m model.data    # writes assets/data/{train,valid,test}.txt.gz and tokenizer.json
+    python -m training.data    # writes assets/data/{train,valid,test}.txt.gz and tokenizer.json
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from model.examples import PROBES
+
 DATA_DIR = Path(__file__).resolve().parent.parent / "assets" / "data"
 WORDNET_ROOT = "/usr/share/wordnet"
 WORDNET_COPYRIGHT = "/usr/share/doc/wordnet-base/copyright"
@@ -30,22 +32,6 @@ GRAMMAR_N = 60_000  # how many unique grammar sentences the shipped corpus asks 
 GRAMMAR_SEED = 0
 SPLITS = ("train", "valid", "test")
 HELD_OUT = 0.05  # the share of the corpus in each of valid and test
-
-# The lecture's sentences: what the app demonstrates on, so never what the models learn from.
-PROBES: list[str] = [
-    "I swam across the river to get to the other bank.",
-    "I walked across the road to get cash from the bank.",
-    "The researcher asked the assistant to run the experiment again because he was not "
-    "satisfied with the results.",
-    "He opened the door and smiled.",
-    "the dog bit the man",
-    "the man bit the dog",
-    "power of industrial AI",
-    "The cat sat",
-    "I go to school",
-    "The cat sat on the mat.",
-]
-
 
 # --- Normalization and the probe rule ----------------------------------------------------
 
@@ -1381,7 +1367,7 @@ def load_split(name: str) -> list[str]:
         return [line.rstrip("\n") for line in f if line.strip()]
 
 
-# --- python -m model.data --------------------------------------------------------------
+# --- python -m training.data --------------------------------------------------------------
 
 
 def _write_gz(path: Path, lines: Iterable[str]) -> None:
@@ -1420,7 +1406,7 @@ def _readme(counts: dict[str, Counter], vocab_size: int) -> str:
     probes = "\n".join(f"- {p}" for p in PROBES)
     return f"""# Training corpus
 
-Made by `python -m model.data` (see `model/data.py`); deterministic for a given WordNet.
+Made by `python -m training.data` (see `training/data.py`); deterministic for a given WordNet.
 
 - `train.txt.gz`, `valid.txt.gz`, `test.txt.gz`: one sentence per line, gzip.
 - `tokenizer.json`: the WordPiece tokenizer ({vocab_size:,} entries, special tokens
@@ -1434,7 +1420,7 @@ Made by `python -m model.data` (see `model/data.py`); deterministic for a given 
   definitions (given a capital letter and a full stop) and quoted example sentences; only
   parts of 3 to 40 words, without markup, are kept.
 - **Grammar**: {GRAMMAR_N:,} unique sentences from a small seeded random grammar in
-  `model/data.py` (seed {GRAMMAR_SEED}) over the lecture's topics: rivers and river banks,
+  `training/data.py` (seed {GRAMMAR_SEED}) over the lecture's topics: rivers and river banks,
   money banks, a researcher and an assistant running experiments, doors, dogs and men (in
   both directions), cats on mats, schools, materials, programming languages and industrial
   AI, with pronouns and subordinate clauses.
@@ -1465,7 +1451,7 @@ The grammar sentences are this project's own.
 
 def main() -> None:
     """Build the corpus and the tokenizer into assets/data/ and print the counts."""
-    from model.tokenizer import train_tokenizer
+    from training.tokenizer import train_tokenizer
 
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     splits = _split(_sources(seed=0))

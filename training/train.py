@@ -1,4 +1,4 @@
-"""Train a model: `python -m model.train mlm|clm [--minutes M] [--steps N] [--out DIR]`.
+"""Train a model: `python -m training.train mlm|clm [--minutes M] [--steps N] [--out DIR]`.
 
 mlm: an encoder (BERT-style). 15% of the tokens are chosen; of those 80% become [MASK],
      10% a random token, 10% stay; the model predicts the original token at each.
@@ -24,9 +24,9 @@ from tqdm import tqdm
 
 from model.bundle import MODELS_DIR, pick_device
 from model.checkpoint import TRAINING, load_checkpoint, load_config, save_checkpoint
-from model.data import load_split
 from model.tokenizer import BOS_ID, EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS, load_tokenizer
 from model.transformer import Config, build
+from training.data import load_split
 
 TOKENIZER_PATH = Path(__file__).resolve().parent.parent / "assets" / "data" / "tokenizer.json"
 KINDS = {"mlm": "encoder", "clm": "decoder"}
