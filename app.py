@@ -1,12 +1,14 @@
 """Transformer Glassbox: `streamlit run app.py`.
 
-The entry point only configures the page and navigates; every page draws the shared
-sidebar itself (ui.frame.frame), so a page also runs alone (as AppTest runs it).
+The entry point only configures the page and navigates (the pages and their sections come
+from ui/registry.py); every page draws the shared frame itself (ui.frame.frame), so a page
+also runs alone (as AppTest runs it).
 """
 
 import streamlit as st
 
-from ui.frame import PAGES, init_state
+from ui.registry import PAGES
+from ui.state import init_state
 
 st.set_page_config(
     page_title="Transformer Glassbox",
@@ -16,12 +18,15 @@ st.set_page_config(
 )
 
 pages = {
-    info.key: st.Page(
-        info.path, title=info.title, icon=info.icon, url_path=info.key, default=i == 0
+    spec.key: st.Page(
+        spec.path, title=spec.title, icon=spec.icon, url_path=spec.key, default=i == 0
     )
-    for i, info in enumerate(PAGES)
+    for i, spec in enumerate(PAGES)
 }
-current = st.navigation(list(pages.values()))
+sections: dict[str, list[st.Page]] = {}
+for spec in PAGES:
+    sections.setdefault(spec.section, []).append(pages[spec.key])
+current = st.navigation(sections)
 
 # A shared link may name its page as ?page=...: follow it once, on the session's first run
 # (an explicit path such as /attention wins over it).

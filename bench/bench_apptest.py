@@ -59,10 +59,10 @@ PICKERS: dict[str, tuple[str, Callable[[AppTest, int], None]]] = {
 def sentence_of(n_tokens: int, variant: int) -> str:
     """A sentence that the mlm reads as n_tokens tokens (specials included); each variant
     is a different sentence (so its trace is not cached yet)."""
-    bundle = model.load("mlm", "cpu")
+    m = model.load("mlm", "cpu")
     noun = NOUNS[variant % len(NOUNS)]
     words = f"{noun} {variant} : {BASE} satisfied with the results at all".split()
-    while len(bundle.encode(" ".join(words)).ids) > n_tokens:
+    while len(m.encode(" ".join(words)).ids) > n_tokens:
         words.pop()
     return " ".join(words)
 

@@ -89,15 +89,15 @@ DONE_JS = "() => window.__bench && window.__bench.end !== null"
 ELAPSED_JS = "() => window.__bench.end - window.__bench.start"
 
 
-def sentences(bundle: model.Bundle, n: int) -> list[str]:
+def sentences(m: model.TransformerLM, n: int) -> list[str]:
     """n different sentences of exactly TOKENS tokens ([BOS]/[EOS] included)."""
     out = []
     for i in range(n):
         words = [WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(TOKENS)]
         text = f"{i} " + " ".join(words)
-        while len(bundle.encode(text).ids) > TOKENS:
+        while len(m.encode(text).ids) > TOKENS:
             text = text.rsplit(" ", 1)[0]
-        while len(bundle.encode(text).ids) < TOKENS:
+        while len(m.encode(text).ids) < TOKENS:
             text += " the"
         out.append(text)
     return out
@@ -150,7 +150,7 @@ def start_runs(browser, script: str, url_of, ready: str, runs: int) -> tuple[lis
 # -- steady state ---------------------------------------------------------------------------
 
 
-def app_runs(browser, page: str, texts: list[str], bundle: model.Bundle, runs: int) -> dict:
+def app_runs(browser, page: str, texts: list[str], m: model.TransformerLM, runs: int) -> dict:
     with harness.StreamlitServer("app.py") as server:
         server.wait_healthy(timeout=120)
         ctx = harness.new_context(browser)
@@ -160,7 +160,7 @@ def app_runs(browser, page: str, texts: list[str], bundle: model.Bundle, runs: i
         sentence_ms = []
         for i, text in enumerate(texts[1:]):  # texts[1] warms up, not counted
             box.fill(text)
-            ticks = "\u0001".join(html.escape(t, quote=False) for t in bundle.encode(text).tokens)
+            ticks = "\u0001".join(html.escape(t, quote=False) for t in m.encode(text).tokens)
             ms = timed(pg, "tokens", ticks, lambda: box.press("Control+Enter"))
             if i:
                 sentence_ms.append(ms)
@@ -218,8 +218,8 @@ def main() -> None:
     chromium = harness.find_chromium()
     if chromium is None:
         sys.exit("no Chromium: apt-get install chromium (or set GLASSBOX_CHROMIUM)")
-    bundle = model.load("mlm", device="cpu")
-    texts = sentences(bundle, args.runs + 2)
+    m = model.load("mlm", device="cpu")
+    texts = sentences(m, args.runs + 2)
 
     with sync_playwright() as pw:
         browser = harness.launch(pw, chromium)
@@ -233,7 +233,7 @@ def main() -> None:
             harness.DRAWN_CHART, args.start_runs,
         )  # fmt: skip
         results["trivial"].update(trivial_runs(browser, args.runs))
-        results["app"].update(app_runs(browser, args.page, texts, bundle, args.runs))
+        results["app"].update(app_runs(browser, args.page, texts, m, args.runs))
         browser.close()
 
     import streamlit

@@ -1,7 +1,9 @@
-"""The Trace: what one forward pass did, as numpy arrays, for one sentence.
+"""The Trace: what one forward pass did, as numpy arrays, for one input.
 
-This is the contract between the model and the app (see DESIGN.md). T tokens, D model
-width, H heads of Dh dimensions, V vocabulary size. Only numpy lives here.
+This is the contract between the models and the app (docs/ARCHITECTURE.md). T tokens (or
+patches), D model width, H heads of Dh dimensions, S keys, V vocabulary size. Activations
+carry TransformerLens's names (resid_pre, attn_out, resid_mid, mlp_out, resid_post, q, k, v,
+z). Only numpy lives here.
 """
 
 from __future__ import annotations
@@ -13,18 +15,26 @@ import numpy as np
 
 @dataclass
 class LayerTrace:
-    """One layer's attention and output for one sentence (S = number of keys)."""
+    """One layer for one input: its attention sublayer and the residual stream around it.
 
-    input: np.ndarray  # [T, D] the residual stream entering the layer (resid_pre)
-    attn_input: np.ndarray  # [T, D] X, what Q, K, V were computed from (= input in post-norm)
-    q: np.ndarray | None  # [H, T, Dh] queries (None where an adapter hides them)
+    For a self-attention layer S = T. In `Trace.cross_layers` (decoder -> encoder) the queries
+    come from the decoder and S is the number of source tokens; there resid_pre is the
+    stream entering cross-attention (the self-attention layer's resid_mid) and resid_mid the
+    stream after it; mlp_out and resid_post are the layer's, as in `Trace.layers`.
+    """
+
+    resid_pre: np.ndarray  # [T, D] the residual stream entering the sublayer
+    attn_input: np.ndarray  # [T, D] X, what Q was computed from (= resid_pre in post-norm)
+    q: np.ndarray | None  # [H, T, Dh] queries (None where a model hides them)
     k: np.ndarray | None  # [H, S, Dh] keys
     v: np.ndarray | None  # [H, S, Dh] values
     scores: np.ndarray | None  # [H, T, S] Q K^T / sqrt(Dh), -inf where masked
     attention: np.ndarray  # [H, T, S] softmax of the scores; every row sums to 1
     z: np.ndarray | None  # [H, T, Dh] each head's output: attention @ V
-    attn_output: np.ndarray | None  # [T, D] heads concatenated, then W_O
-    output: np.ndarray  # [T, D] the residual stream after the layer (resid_post)
+    attn_out: np.ndarray | None  # [T, D] heads concatenated, then W_O: what attention adds
+    resid_mid: np.ndarray | None  # [T, D] after attention's add & norm
+    mlp_out: np.ndarray | None  # [T, D] what the MLP adds
+    resid_post: np.ndarray  # [T, D] the residual stream leaving the layer
 
     @property
     def n_heads(self) -> int:
@@ -41,7 +51,7 @@ class Trace:
     embeddings: np.ndarray  # [T, D] token embeddings, before positions are added
     positional: np.ndarray  # [T, D] what was added for positions (zeros when off)
     layers: list[LayerTrace]  # self-attention layers (the decoder's, for translation)
-    logits: np.ndarray  # [T, V]
+    logits: np.ndarray  # [T, V] ([T, 0] for an encoder without an output head)
     causal: bool  # True for a decoder: attention is zero above the diagonal
     truncated: bool  # True when the text was longer than the context and was cut
     n_input_tokens: int  # tokens the text had before truncation
@@ -60,9 +70,9 @@ class Trace:
         return self.layers[0].n_heads if self.layers else 0
 
     def residual_stream(self) -> np.ndarray:
-        """[L + 1, T, D]: the input to layer 1, then each layer's output."""
-        return np.stack([self.layers[0].input] + [layer.output for layer in self.layers])
+        """[L + 1, T, D]: the input to layer 1 (resid_pre), then each layer's resid_post."""
+        return np.stack([self.layers[0].resid_pre] + [layer.resid_post for layer in self.layers])
 
     def attention_stack(self) -> np.ndarray:
-        """[L, H, T, T]: every layer's and head's attention weights."""
+        """[L, H, T, S]: every layer's and head's attention weights."""
         return np.stack([layer.attention for layer in self.layers])

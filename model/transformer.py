@@ -1,7 +1,7 @@
 """The Transformer from scratch, in the order of the lecture.
 
 1. token embedding            -> `Embedding` (nn.Embedding)
-2. positional encoding        -> `sinusoidal_encoding`, `binary_encoding`, learned positions
+2. positional encoding        -> `sinusoidal_encoding` (model/encoding.py), learned positions
 3. scaled dot-product attention -> `attention(q, k, v, mask)`
 4. multi-head attention       -> `MultiHeadAttention` (W_Q, W_K, W_V per head, then W_O)
 5. the layer                  -> `Layer`: attention, add & norm, MLP, add & norm
@@ -24,6 +24,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+
+from model.encoding import causal_mask, sinusoidal_encoding
 
 
 @dataclass
@@ -51,26 +53,10 @@ class Config:
 
 
 # ---------------------------------------------------------------------------------------
-# 2. Positional encoding (pure functions, numpy, so the app can show them as they are)
+# 2. Positional encoding: sinusoidal_encoding(T, D) (the paper's sines and cosines) and
+#    binary_encoding(T) live in model/encoding.py as plain numpy, so the app shows exactly
+#    what is added here. Learned positions are a parameter of the Stack below.
 # ---------------------------------------------------------------------------------------
-
-
-def sinusoidal_encoding(n_positions: int, d_model: int) -> np.ndarray:
-    """PE[pos, 2i] = sin(pos / 10000^(2i/D)), PE[pos, 2i+1] = cos(pos / 10000^(2i/D))."""
-    pos = np.arange(n_positions, dtype=np.float64)[:, None]  # (T, 1)
-    two_i = np.arange(0, d_model, 2, dtype=np.float64)[None, :]  # (1, D/2)
-    angle = pos / np.power(10000.0, two_i / d_model)  # (T, D/2)
-    pe = np.zeros((n_positions, d_model), dtype=np.float64)
-    pe[:, 0::2] = np.sin(angle)
-    pe[:, 1::2] = np.cos(angle[:, : d_model // 2])
-    return pe.astype(np.float32)
-
-
-def binary_encoding(n_positions: int, n_bits: int | None = None) -> np.ndarray:
-    """Each position written in binary: column j is bit j (j = 0 flips fastest)."""
-    n_bits = n_bits or max(1, int(n_positions - 1).bit_length())
-    pos = np.arange(n_positions)[:, None]  # (T, 1)
-    return ((pos >> np.arange(n_bits)[None, :]) & 1).astype(np.float32)  # (T, bits)
 
 
 # ---------------------------------------------------------------------------------------
@@ -95,9 +81,9 @@ def attention(
     return weights @ v, weights, scores
 
 
-def causal_mask(t: int, device: torch.device | str | None = None) -> Tensor:
-    """(T, T) bool: query i may look at keys 0..i only (True on and below the diagonal)."""
-    return torch.ones(t, t, dtype=torch.bool, device=device).tril()
+def causal_mask_tensor(t: int, device: torch.device | str | None = None) -> Tensor:
+    """(T, T) bool, True where query i may look at key j (j <= i): `causal_mask` as a tensor."""
+    return torch.from_numpy(causal_mask(t)).to(device)
 
 
 # ---------------------------------------------------------------------------------------
@@ -109,24 +95,33 @@ def causal_mask(t: int, device: torch.device | str | None = None) -> Tensor:
 class AttentionRecord:
     """One attention sublayer. Shapes (B, H, T, *) ; S = number of keys."""
 
-    x: Tensor  # (B, T, D) what the queries were computed from (after the norm in pre-norm)
+    attn_input: Tensor  # (B, T, D) what the queries come from (normed first in pre-norm)
     q: Tensor  # (B, H, T, Dh) queries  = X W_Q, split into heads
     k: Tensor  # (B, H, S, Dh) keys     = X W_K
     v: Tensor  # (B, H, S, Dh) values   = X W_V
     scores: Tensor  # (B, H, T, S) Q K^T / sqrt(Dh), -inf where masked
     attention: Tensor  # (B, H, T, S) softmax of the scores
     z: Tensor  # (B, H, T, Dh) each head's output: attention @ V
-    output: Tensor  # (B, T, D) heads concatenated, then W_O
+    attn_out: Tensor  # (B, T, D) heads concatenated, then W_O
 
 
 @dataclass
 class LayerRecord:
-    """One layer: its input, its attention sublayer(s) and its output (resid_post)."""
+    """One layer as the residual stream passes through it (TransformerLens names).
 
-    input: Tensor  # (B, T, D) the residual stream entering the layer (resid_pre)
-    self_attn: AttentionRecord
+    post-norm: resid_mid = LayerNorm(resid_pre + attn_out), resid_post = LayerNorm(resid_mid
+    + mlp_out); pre-norm: the same without the LayerNorm around the sums (it is applied to
+    each sublayer's input instead). A decoder layer of an encoder-decoder has a second
+    attention sublayer between the two: resid_mid -> cross_attn -> resid_cross -> MLP.
+    """
+
+    resid_pre: Tensor  # (B, T, D) the residual stream entering the layer
+    self_attn: AttentionRecord  # its attn_out is what self-attention adds
+    resid_mid: Tensor  # (B, T, D) after self-attention's add & norm
     cross_attn: AttentionRecord | None  # decoder layers of an encoder-decoder only
-    output: Tensor  # (B, T, D) the residual stream leaving the layer (resid_post)
+    resid_cross: Tensor | None  # (B, T, D) after cross-attention's add & norm
+    mlp_out: Tensor  # (B, T, D) what the MLP adds
+    resid_post: Tensor  # (B, T, D) the residual stream leaving the layer
 
 
 @dataclass
@@ -167,7 +162,7 @@ class MultiHeadAttention(nn.Module):
         v = self.split_heads(self.w_v(memory))  # (B, H, S, Dh)
         z, weights, scores = attention(q, k, v, mask)  # (B, H, T, Dh), (B, H, T, S) x 2
         concat = z.transpose(1, 2).reshape(x.size(0), x.size(1), -1)  # (B, T, H * Dh)
-        return AttentionRecord(x, q, k, v, scores, weights, z, self.w_o(concat))
+        return AttentionRecord(x, q, k, v, scores, weights, z, self.w_o(concat))  # (B, T, D)
 
 
 # ---------------------------------------------------------------------------------------
@@ -202,12 +197,11 @@ class Layer(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)
 
     def add_and_norm(self, x: Tensor, sublayer, norm: nn.LayerNorm):
-        """Residual connection around a sublayer; norm after (post) or before (pre)."""
-        if self.pre_norm:
-            out = sublayer(norm(x))
-            return x + self.drop(out if isinstance(out, Tensor) else out.output), out
-        out = sublayer(x)
-        return norm(x + self.drop(out if isinstance(out, Tensor) else out.output)), out
+        """Residual connection around a sublayer; norm after (post) or before (pre).
+        Returns the new residual stream and the sublayer's result (a tensor or a record)."""
+        out = sublayer(norm(x) if self.pre_norm else x)
+        added = self.drop(out if isinstance(out, Tensor) else out.attn_out)
+        return (x + added if self.pre_norm else norm(x + added)), out
 
     def forward(
         self,
@@ -216,15 +210,18 @@ class Layer(nn.Module):
         memory: Tensor | None = None,
         memory_mask: Tensor | None = None,
     ) -> LayerRecord:
-        x_in = x
-        x, self_rec = self.add_and_norm(x, lambda h: self.self_attn(h, h, mask), self.norm1)
-        cross_rec = None
+        resid_pre = x
+        resid_mid, self_rec = self.add_and_norm(x, lambda h: self.self_attn(h, h, mask), self.norm1)
+        x, cross_rec, resid_cross = resid_mid, None, None
         if self.cross_attn is not None:  # Q from the decoder, K and V from the encoder
             x, cross_rec = self.add_and_norm(
                 x, lambda h: self.cross_attn(h, memory, memory_mask), self.norm_cross
             )
-        x, _ = self.add_and_norm(x, self.mlp, self.norm2)
-        return LayerRecord(x_in, self_rec, cross_rec, x)
+            resid_cross = x
+        resid_post, mlp_out = self.add_and_norm(x, self.mlp, self.norm2)
+        return LayerRecord(
+            resid_pre, self_rec, resid_mid, cross_rec, resid_cross, mlp_out, resid_post
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -271,7 +268,7 @@ class Stack(nn.Module):
         if t > self.cfg.max_len:
             raise ValueError(f"{t} tokens exceed the context of {self.cfg.max_len}")
         keys_ok = (ids != self.cfg.pad_id)[:, None, None, :]  # (B, 1, 1, T): no [PAD] keys
-        mask = keys_ok & causal_mask(t, ids.device) if self.causal else keys_ok
+        mask = keys_ok & causal_mask_tensor(t, ids.device) if self.causal else keys_ok
         memory_mask = None
         if memory_ids is not None:
             memory_mask = (memory_ids != self.cfg.pad_id)[:, None, None, :]  # (B, 1, 1, S)
@@ -285,7 +282,7 @@ class Stack(nn.Module):
         for layer in self.layers:
             rec = layer(x, mask, memory, memory_mask)
             layers.append(rec)
-            x = rec.output
+            x = rec.resid_post
         return self.final_norm(x), Record(embed, pos, layers)
 
 

@@ -2,18 +2,12 @@
 
 import streamlit as st
 
+import analysis
 import viz
-from ui import cache, numbers
-from ui.figures import figure
-from ui.frame import frame
-from ui.show import (
-    chart,
-    download_csv,
-    download_json,
-    layer_head,
-    token_labels,
-    window_picker,
-)
+from ui import cache
+from ui.figures import chart
+from ui.frame import View, frame
+from ui.show import download_csv, download_json, layer_head, token_labels, window_picker
 from ui.steps import STEPS, draw_step
 
 view = frame(
@@ -23,53 +17,44 @@ view = frame(
     "is the weighted blend of the values, a *soft* dictionary lookup. Read a row: how much "
     "that token (the query) takes from each token across (the keys). Compare *bank* in the "
     "river sentence and in the cash sentence.",
-    reset=("att_window",),
+    reset={"att_window": None},
 )
 st.latex(
     r"\operatorname{Attention}(Q, K, V) = "
     r"\operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V"
 )
-t = view.trace
-labels = token_labels(t.tokens)
 
 
 # One head, its layer's average, and the computation step by step (pickers rerun only this)
 @st.fragment
-def head_view(t, key: tuple) -> None:
+def head_view(view: View) -> None:
+    t = view.trace
     layer, head, _ = layer_head("att", t.n_layers, t.n_heads, average=False)
     window = window_picker(len(t.tokens), "att_window")
     weights = t.layers[layer].attention
     shown = [
-        (f"layer {layer + 1}, head {head + 1}", head, weights[head]),
-        (f"layer {layer + 1}, average of the {t.n_heads} heads", "mean", weights.mean(0)),
-    ]
+        ("att_head_map", f"layer {layer + 1}, head {head + 1}", head, weights[head]),
+        ("att_mean_map", f"layer {layer + 1}, average of the {t.n_heads} heads", "mean",
+         weights.mean(0)),
+    ]  # fmt: skip
     # Side by side for a short sentence; one above the other, full width, when zoomed.
     places = st.columns(2) if window is None else [st.container(), st.container()]
-    for column, (title, which, matrix) in zip(places, shown, strict=True):
+    for column, (widget, title, which, matrix) in zip(places, shown, strict=True):
         name = f"L{layer + 1}_{'mean' if which == 'mean' else f'H{head + 1}'}"
-        fig = figure(
-            "att_map",
-            (key, layer, which),
-            viz.attention_heatmap,
-            matrix,
-            t.tokens,
-            title=title,
-            window=window,
-        )
         with column:
-            chart(fig, "att_mean_map" if which == "mean" else "att_head_map", f"attention_{name}")
+            chart(
+                widget, (view.key, layer, which), viz.attention_heatmap, matrix, t.tokens,
+                title=title, window=window, filename=f"attention_{name}",
+            )  # fmt: skip
     st.caption(
         "Rows are queries, columns keys; every row sums to 1. Hover a cell for "
         "“query → key: weight”. Each head learns its own pattern."
     )
+    labels = token_labels(t.tokens)
     download_csv(
-        f"Layer {layer + 1}, head {head + 1} weights (CSV)",
-        weights[head],
-        labels,
-        labels,
-        "att_dl_head",
-        f"attention_L{layer + 1}_H{head + 1}.csv",
-    )
+        f"Layer {layer + 1}, head {head + 1} weights (CSV)", weights[head], labels, labels,
+        "att_dl_head", f"attention_L{layer + 1}_H{head + 1}.csv",
+    )  # fmt: skip
 
     st.subheader(f"Step by step: layer {layer + 1}, head {head + 1}")
     step = st.radio(
@@ -79,22 +64,24 @@ def head_view(t, key: tuple) -> None:
     if step is None:
         st.caption("Pick a step to see this head's real numbers, from X to the output.")
         return
-    steps = numbers.attention_steps(t, cache.attention_weights(key[1], key[2], layer), layer, head)
-    draw_step(step, steps, t.tokens, head, t.n_heads, t.causal, (key, layer, head), window)
+    w = cache.attention_weights(view.model_name, view.device, layer)
+    steps = analysis.attention_steps(t, w, layer, head)
+    draw_step(step, steps, t.tokens, head, t.n_heads, t.causal, (view.key, layer, head), window)
 
 
-head_view(t, view.key)
+head_view(view)
 
 # Every layer and head at once
+t = view.trace
 st.subheader("Every layer × head")
-grid = figure("att_grid", view.key, viz.attention_grid, t.attention_stack(), t.tokens)
-chart(grid, "att_grid", "attention_grid")
+chart("att_grid", view.key, viz.attention_grid, t.attention_stack(), t.tokens,
+      filename="attention_grid")  # fmt: skip
 st.caption(
     "Rows are layers, columns heads. Early layers often look at neighbours or at the "
     "token itself; later heads spread out or gather on a few tokens."
 )
 
 st.subheader("Numbers")
-record = {"sentence": view.sentence, "model": view.model, "tokens": t.tokens}
+record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
 record["attention[layer][head][query][key]"] = t.attention_stack()
 download_json("All attention weights (JSON)", record, "att_dl_all", "attention.json")

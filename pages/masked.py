@@ -2,19 +2,24 @@
 
 import streamlit as st
 
+import analysis
 import viz
-from ui import cache, numbers
+from model import Trace
+from ui import cache
+from ui.figures import chart
 from ui.frame import frame
-from ui.show import (
-    chart,
-    download_json,
-    head_weights,
-    layer_head,
-    md_escape,
-    token_labels,
-    window_picker,
-    zoom,
-)
+from ui.show import download_json, layer_head, md_escape, token_labels, window_picker
+
+
+def typed_masks(t: Trace) -> list[int]:
+    """Positions of the [MASK] tokens typed in the sentence itself."""
+    return [i for i, tok in enumerate(t.tokens) if tok == "[MASK]"]
+
+
+def default_masks(t: Trace) -> list[int]:
+    """What to hide at first: nothing more when the sentence has a [MASK], else one word."""
+    return [] if typed_masks(t) else [analysis.default_token(t.tokens)]
+
 
 view = frame(
     "masked",
@@ -22,23 +27,18 @@ view = frame(
     "and guessing them from the words on *both* sides. Mask a token (or type [MASK] in the "
     "sentence) and read the model's ranked guesses. Try *I swam across the river to get to "
     "the other bank.* with *bank* masked, then the sentence with the cash.",
-    model="mlm",
-    reset=("mask_window",),
+    reset={"mask_window": None, "mask_tokens": default_masks},
 )
-t, name, device = view.trace, view.model, view.device
+t, name, device = view.trace, view.model_name, view.device
 labels = token_labels(t.tokens)
-mask_id = cache.special_ids(name, device)["[MASK]"]
-typed = [i for i, tok in enumerate(t.tokens) if tok == "[MASK]"]
-words = numbers.word_positions(t.tokens)
+specials = cache.special_ids(name, device)
+typed = typed_masks(t)
 
 # Which tokens to hide: chosen here, plus any [MASK] typed in the sentence
-if st.session_state.get("mask_for") != view.sentence:
-    st.session_state["mask_for"] = view.sentence
-    st.session_state["mask_tokens"] = [] if typed else [numbers.default_token(t.tokens)]
 c1, c2 = st.columns([4, 1])
 chosen = c1.multiselect(
     "Tokens to mask",
-    words,
+    analysis.word_positions(t.tokens),
     key="mask_tokens",
     format_func=labels.__getitem__,
     help="Each chosen token is replaced by [MASK] before the model reads the sentence. "
@@ -50,21 +50,22 @@ if not masked:
     st.info("Choose a token to mask above, or type [MASK] in the sentence.", icon="🎭")
     st.stop()
 
-ids = [mask_id if i in masked else int(x) for i, x in enumerate(t.ids)]
-mt = cache.get_trace_ids(tuple(ids), name, device)
-strip = viz.token_strip(mt.tokens, mt.ids, title="what the model reads", highlight=masked)
-chart(strip, "mask_strip", "masked_tokens")
+ids = tuple(specials["[MASK]"] if i in masked else int(x) for i, x in enumerate(t.ids))
+mt = cache.get_trace_ids(ids, name, device)
+where = (view.key, ids)
+chart("mask_strip", where, viz.token_strip, mt.tokens, mt.ids, title="what the model reads",
+      highlight=masked, filename="masked_tokens")  # fmt: skip
 
 # For each hidden position: the ranked guesses
 st.subheader("The model's guesses")
-ranked = cache.fill_mask_ids(tuple(ids), name, device, k)
-probs = numbers.prediction_probs(mt.logits[masked], cache.special_ids(name, device).values())
+ranked = cache.fill_mask_ids(ids, name, device, k)
+probs = analysis.prediction_probs(mt.logits[masked], specials.values())
 columns = st.columns(min(len(masked), 3))
 for n, (pos, candidates) in enumerate(zip(masked, ranked, strict=True)):
     with columns[n % len(columns)]:
         was = "" if pos in typed else f" (was “{t.tokens[pos]}”)"
-        fig = viz.topk_bar(candidates, title=f"[MASK] at position {pos}{was}")
-        chart(fig, f"mask_topk_{n}", f"mask_{pos}")
+        chart(f"mask_topk_{n}", (where, pos, k), viz.topk_bar, candidates,
+              title=f"[MASK] at position {pos}{was}", filename=f"mask_{pos}")  # fmt: skip
         if pos not in typed:
             p = probs[n][t.ids[pos]]
             rank = int((probs[n] > p).sum()) + 1
@@ -76,23 +77,25 @@ for n, (pos, candidates) in enumerate(zip(masked, ranked, strict=True)):
 
 # Where each [MASK] looked (pickers rerun only this part)
 @st.fragment
-def mask_attention(mt, masked: list[int]) -> None:
+def mask_attention(mt: Trace, masked: list[int], where: tuple) -> None:
     st.subheader("Where the [MASK] looked")
     layer, head, label = layer_head("mask", mt.n_layers, mt.n_heads, layer=mt.n_layers - 1)
     window = window_picker(len(mt.tokens), "mask_window", "Zoom to key positions")
-    weights = head_weights(mt, layer, head)
+    weights = analysis.head_weights(mt, layer, head)
     for n, pos in enumerate(masked):
-        title = f"attention of the [MASK] at position {pos}, {label}"
-        fig = viz.attention_row(weights[pos], mt.tokens, "[MASK]", query_index=pos, title=title)
-        zoom(fig, window, rows=False)
-        chart(fig, f"mask_row_{n}", f"mask_attention_{pos}")
+        chart(
+            f"mask_row_{n}", (where, layer, head, pos), viz.attention_row, weights[pos],
+            mt.tokens, "[MASK]", query_index=pos, window=window, rows=False,
+            title=f"attention of the [MASK] at position {pos}, {label}",
+            filename=f"mask_attention_{pos}",
+        )  # fmt: skip
     st.caption(
         "The bars say how much of each token's value flows into the [MASK]'s vector: "
         "the words that decide the guess (river, cash) should stand out."
     )
 
 
-mask_attention(mt, masked)
+mask_attention(mt, masked, where)
 
 st.subheader("Numbers")
 predictions = [

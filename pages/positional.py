@@ -2,12 +2,13 @@
 
 import streamlit as st
 
+import analysis
 import model
 import viz
-from ui import cache, numbers
-from ui.figures import figure
-from ui.frame import frame
-from ui.show import chart, download_csv, token_labels, window_picker
+from ui import cache
+from ui.figures import chart
+from ui.frame import View, frame
+from ui.show import download_csv, token_labels, window_picker
 
 view = frame(
     "positional",
@@ -16,18 +17,20 @@ view = frame(
     "position gets a vector of its own, which is **added** to the token's embedding. "
     "Notice the stripes: low dimensions change fast from one position to the next, high "
     "ones slowly, like the bits of a binary counter.",
-    reset=("pos_window",),
+    reset={"pos_window": None},
 )
-t, cfg = view.trace, view.bundle.cfg
-n, d = len(t.tokens), cfg.d_model
+t, key = view.trace, view.key
+n, d, max_len = len(t.tokens), t.embeddings.shape[1], view.model.max_len
 labels = token_labels(t.tokens)
 window = window_picker(n, "pos_window")
 
 # Binary positions: the idea, with whole numbers
 st.subheader("First idea: write the position in binary")
 bits = model.binary_encoding(n)
-fig = figure("pos_binary", view.key, viz.binary_table, bits, t.tokens, window=window, cols=False)
-chart(fig, "pos_binary", "binary_positions")
+chart(
+    "pos_binary", key, viz.binary_table, bits, t.tokens, window=window, cols=False,
+    filename="binary_positions",
+)  # fmt: skip
 st.caption(
     "Bit 0 flips at every position, bit 1 every two, bit 2 every four… Every position "
     "gets a different pattern, but the jumps from 0 to 1 are abrupt."
@@ -39,43 +42,29 @@ st.latex(
     r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right) \qquad "
     r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)"
 )
-st.caption(f"Here d = {d} and this model's positions are *{cfg.positional}*.")
+st.caption(f"Here d = {d} and this model's positions are *{view.model.positional}*.")
 
 
 @st.fragment
-def sinusoids(t, key: tuple, d: int, max_len: int) -> None:
-    full = st.toggle(f"Show the whole context ({max_len} positions)", key="pos_full")
-    if full:
+def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max_len: int) -> None:
+    t, d = view.trace, view.trace.embeddings.shape[1]
+    if st.toggle(f"Show the whole context ({max_len} positions)", key="pos_full"):
         pe, rows, where, shown = model.sinusoidal_encoding(max_len, d), None, max_len, None
+        names = [str(i) for i in range(max_len)]
     else:
-        pe, rows, where, shown = t.positional, t.tokens, key, window
-    names = [str(i) for i in range(len(pe))] if rows is None else labels
+        pe, rows, where, shown, names = t.positional, t.tokens, view.key, window, labels
     left, right = st.columns([3, 2])
     with left:
-        fig = figure(
-            "pos_pe",
-            where,
-            viz.sinusoidal_heatmap,
-            pe,
-            rows,
-            "positions × dimensions",
-            window=shown,
-            cols=False,
-        )
-        chart(fig, "pos_heatmap", "sinusoidal")
+        chart(
+            "pos_heatmap", where, viz.sinusoidal_heatmap, pe, rows, "positions × dimensions",
+            window=shown, cols=False, filename="sinusoidal",
+        )  # fmt: skip
     with right:
-        title = "dot product between positions"
-        fig = figure(
-            "pos_dot",
-            where,
-            viz.similarity_heatmap,
-            pe @ pe.T,
-            names,
-            title,
-            metric="dot product",
-            window=shown,
-        )
-        chart(fig, "pos_dot", "position_dot")
+        chart(
+            "pos_dot", where, viz.similarity_heatmap, pe @ pe.T, names,
+            "dot product between positions", metric="dot product", window=shown,
+            filename="position_dot",
+        )  # fmt: skip
     st.caption(
         "Right: PE(a)·PE(b) is largest on the diagonal and falls off with the distance "
         "|a − b|: neighbouring positions look alike, distant ones nearly orthogonal."
@@ -88,29 +77,20 @@ def sinusoids(t, key: tuple, d: int, max_len: int) -> None:
     span = c2.slider("Positions", 8, max_len, min(max_len, max(64, len(t.tokens))), key="pos_span")
     if dims:
         waves = model.sinusoidal_encoding(span, d)
-        fig = figure(
-            "pos_waves", (d, span, tuple(sorted(dims))), viz.positional_waves, waves, sorted(dims)
-        )
-        chart(fig, "pos_waves", "waves")
+        where = (d, span, tuple(sorted(dims)))
+        chart("pos_waves", where, viz.positional_waves, waves, sorted(dims), filename="waves")
     else:
         st.info("Pick at least one dimension to draw.")
 
 
-sinusoids(t, view.key, d, cfg.max_len)
+sinusoids(view, labels, window, max_len)
 
 # Embedding + position = the input to the first layer
 st.subheader("Token embedding + positional encoding = input")
-fig = figure(
-    "pos_sum",
-    view.key,
-    viz.embedding_plus_position,
-    t.embeddings,
-    t.positional,
-    t.tokens,
-    window=window,
-    cols=False,
-)
-chart(fig, "pos_sum", "input")
+chart(
+    "pos_sum", key, viz.embedding_plus_position, t.embeddings, t.positional, t.tokens,
+    window=window, cols=False, filename="input",
+)  # fmt: skip
 st.caption(
     "Element by element: input[pos, j] = embedding[token, j] + PE[pos, j]. The same "
     "word at two positions starts layer 1 with two different vectors."
@@ -119,7 +99,7 @@ st.caption(
 
 # Why it matters: without positions, attention sees a set (its inputs rerun only this part)
 @st.fragment
-def order_matters(name: str, device: str) -> None:
+def order_matters(view: View) -> None:
     st.subheader("Without positions, word order is invisible")
     c1, c2 = st.columns(2)
     first = c1.text_input("Sentence A", "the dog bit the man", key="pos_a")
@@ -128,10 +108,10 @@ def order_matters(name: str, device: str) -> None:
         st.info("Type two sentences with the same words in a different order.")
         return
     on, off = (
-        [cache.get_trace(text, name, device, positions) for text in (first, second)]
+        [cache.get_trace(text, view.model_name, view.device, positions) for text in (first, second)]
         for positions in (True, False)
     )
-    st.dataframe(numbers.order_table(on, off), hide_index=True)
+    st.dataframe(analysis.order_table(on, off), hide_index=True)
     st.caption(
         "Each row compares a word's vector after the last layer in sentence A and in "
         "sentence B. Without positions an encoder gives the same word the same vector "
@@ -140,7 +120,7 @@ def order_matters(name: str, device: str) -> None:
     )
 
 
-order_matters(view.model, view.device)
+order_matters(view)
 
 st.subheader("Numbers")
 c1, c2 = st.columns(2)

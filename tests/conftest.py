@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from model.bundle import Bundle
+from model.lm import TransformerLM
 from model.transformer import Config, build
 from training.tokenizer import train_tokenizer
 
@@ -41,17 +41,18 @@ def tiny_config(kind: str, vocab_size: int, **overrides) -> Config:
     return Config(**{**base, **overrides})
 
 
-def tiny_bundle(tokenizer, kind: str = "encoder", seed: int = 0, **overrides) -> Bundle:
+def tiny_model(tokenizer, kind: str = "encoder", seed: int = 0, **overrides) -> TransformerLM:
+    """A tiny untrained language model (kind "encoder" or "decoder"), in memory."""
     torch.manual_seed(seed)
     cfg = tiny_config(kind, tokenizer.get_vocab_size(), **overrides)
-    return Bundle(build(cfg).eval(), cfg, tokenizer, torch.device("cpu"), f"tiny-{kind}")
+    return TransformerLM(build(cfg).eval(), cfg, tokenizer, "cpu", f"tiny-{kind}")
 
 
 @pytest.fixture(scope="session")
-def tiny_mlm(tiny_tokenizer) -> Bundle:
-    return tiny_bundle(tiny_tokenizer, "encoder")
+def tiny_mlm(tiny_tokenizer) -> TransformerLM:
+    return tiny_model(tiny_tokenizer, "encoder")
 
 
 @pytest.fixture(scope="session")
-def tiny_clm(tiny_tokenizer) -> Bundle:
-    return tiny_bundle(tiny_tokenizer, "decoder")
+def tiny_clm(tiny_tokenizer) -> TransformerLM:
+    return tiny_model(tiny_tokenizer, "decoder")

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui.cache
 from model.examples import PROBES
-from ui.frame import MAX_UPLOAD_BYTES
+from ui.state import MAX_UPLOAD_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["tokens", "positional", "attention", "masked", "causal"]
@@ -60,7 +60,7 @@ def assert_ok(at: AppTest) -> None:
 
 
 def tokens_of(model: str, text: str) -> list[str]:
-    return ui.cache.load_bundle(model, "cpu").encode(text).tokens
+    return ui.cache.load_model(model, "cpu").encode(text).tokens
 
 
 # --- every page, every lecture example -----------------------------------------------------
@@ -342,7 +342,7 @@ def test_html_in_the_sentence_is_shown_as_text(name: str) -> None:
 
 
 def test_a_cuda_failure_falls_back_to_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = ui.cache.load_bundle
+    real = ui.cache.load_model
 
     def broken_gpu(name: str, device: str):
         if device != "cpu":
@@ -350,7 +350,7 @@ def test_a_cuda_failure_falls_back_to_the_cpu(monkeypatch: pytest.MonkeyPatch) -
         return real(name, device)
 
     monkeypatch.setattr(ui.cache, "cuda_available", lambda: True)
-    monkeypatch.setattr(ui.cache, "load_bundle", broken_gpu)
+    monkeypatch.setattr(ui.cache, "load_model", broken_gpu)
     at = page("attention", "the dog bit the man", device="cuda")
     assert_ok(at)
     assert "cuda" in at.selectbox(key="w_device").options

@@ -1,9 +1,17 @@
-"""The shipped corpus (assets/data/*.txt.gz) and tokenizer (assets/data/tokenizer.json)."""
+"""The shipped corpus (assets/data/*.txt.gz), its grammar (training/grammar.json), its command
+line and the tokenizer (assets/data/tokenizer.json)."""
 
 from __future__ import annotations
 
+import copy
+import json
+import random
 import re
+import subprocess
+import sys
+import time
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -24,10 +32,20 @@ from training.data import (
     GRAMMAR_SEED,
     SPLITS,
     contains_probe,
-    grammar_sentences,
     load_split,
+    missing_wordnet,
     normalize,
 )
+from training.grammar import (
+    GRAMMAR,
+    GRAMMAR_FILE,
+    GrammarError,
+    _problems,
+    grammar_sentences,
+    load_grammar,
+)
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def simple_norm(text: str) -> str:
@@ -109,9 +127,8 @@ def test_both_sources_present(splits):
     # the grammar: its first sentences for the shipped seed (a shorter run is a prefix)
     grammar = grammar_sentences(2000, GRAMMAR_SEED)
     assert sum(s in everything for s in grammar) >= 0.99 * len(grammar)
-    share = sum(s in everything for s in grammar_sentences(60_000, GRAMMAR_SEED)) / len(
-        everything
-    )
+    shipped = grammar_sentences(60_000, GRAMMAR_SEED)
+    share = sum(s in everything for s in shipped) / len(everything)
     assert 0.15 <= share <= 0.40, share
 
 
@@ -127,10 +144,116 @@ def test_grammar_never_makes_a_probe_and_covers_the_lecture():
     sentences = grammar_sentences(5000, seed=3)
     assert not any(contains_probe(s) for s in sentences)
     text = " ".join(sentences).lower()
-    for word in ["bank", "river", "cash", "experiment", "door", "dog", "cat", "school",
-                 "steel", "rubber", "python", "haskell", "factory", " he ", " she "]:
+    words = "bank river cash experiment door dog cat school steel rubber python haskell factory"
+    for word in [*words.split(), " he ", " she "]:
         assert word in text, word
     assert all(s[0].isupper() and s.endswith(".") for s in sentences)
+
+
+# --- The grammar file ------------------------------------------------------------------
+
+
+@pytest.fixture
+def raw_grammar() -> dict:
+    """A fresh copy of training/grammar.json, parsed, for a test to break."""
+    return copy.deepcopy(json.loads(GRAMMAR_FILE.read_text(encoding="utf-8")))
+
+
+def test_grammar_file_loads_and_every_slot_is_known(raw_grammar):
+    assert _problems(raw_grammar) == []
+    assert set(GRAMMAR.topics) == {
+        "river", "money", "research", "door", "dog", "cat", "school",
+        "materials", "languages", "industry",
+    }  # fmt: skip
+    assert {"P", "Q", "R", "A", "T", "M", "X", "Y", "K", "L"} <= set(GRAMMAR.roles)
+    assert GRAMMAR.roles["Q"] == GRAMMAR.roles["P"]
+    # the template objects became functions that make one sentence (or "" to try again)
+    functions = [t for ts in GRAMMAR.topics.values() for t in ts if callable(t)]
+    assert len(functions) == 8
+    rng = random.Random(0)
+    made = [f(rng) for f in functions for _ in range(20)]
+    assert any(" than " in s for s in made) and any("unlike " in s for s in made)
+
+
+@pytest.mark.parametrize(
+    "where, template, message",
+    [
+        ("river", "{P} swam in the {WATR}.", "{WATR} is neither a role nor a rule"),
+        ("river", "{P} saw {P_colour} fish.", "role P has no attribute 'colour'"),
+        ("materials", "{X|is|are} hard.", "verb forms need a role of people"),
+        ("river", "{P} swam {TIME.", "a stray brace"),
+        ("materials", {"compare": "metals"}, "table 'metals' lacks scores"),
+        ("materials", {"contrast": "materials", "frame": "{c}"}, "may only use {a}, {b}"),
+        ("materials", {"contrast": "wood"}, "unknown template"),
+    ],
+)
+def test_a_broken_reference_fails_clearly(tmp_path, raw_grammar, where, template, message):
+    raw_grammar["topics"][where].append(template)
+    path = tmp_path / "grammar.json"
+    path.write_text(json.dumps(raw_grammar), encoding="utf-8")
+    with pytest.raises(GrammarError) as err:
+        load_grammar(path)
+    text = str(err.value)
+    n = len(raw_grammar["topics"][where])
+    assert str(path) in text and f"topic {where}, template {n}" in text and message in text
+
+
+def test_broken_roles_and_rules_fail_clearly(raw_grammar):
+    raw_grammar["roles"]["Z"] = "metals"
+    raw_grammar["roles"]["P"].append("the dog/it")
+    raw_grammar["rules"]["river"]["TIME"] = ["now"]  # already a shared rule
+    raw_grammar["rules"]["river"]["P_EXTRA"] = ["x"]
+    raw_grammar["rules"]["river"]["WATER"].append("{NOWHERE}")
+    problems = "\n".join(_problems(raw_grammar))
+    for message in [
+        'role Z: "metals" is neither a role of people nor a table',
+        'role P: bad person "the dog/it"',
+        "rule TIME: defined twice",
+        "rule P_EXTRA: its name would be read as a role's slot",
+        "rule WATER: {NOWHERE} is neither a role nor a rule",
+    ]:
+        assert message in problems, problems
+
+
+def test_grammar_is_deterministic_for_a_seed():
+    a = grammar_sentences(300, seed=5)
+    assert a == grammar_sentences(300, seed=5)
+    assert a == grammar_sentences(300, 5, load_grammar(GRAMMAR_FILE))  # a fresh load, too
+    assert a[:3] != grammar_sentences(3, seed=6)
+
+
+# --- The command line ------------------------------------------------------------------
+
+
+def test_data_help_is_quick_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "training.data", "--help", "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - start < 30
+    assert "--out" in done.stdout and "--vocab-size" in done.stdout and done.stderr == ""
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_missing_wordnet_is_one_line_and_status_2(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "training.data", "--wordnet", str(tmp_path), "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [missing_wordnet(tmp_path)]
+    assert "sudo apt-get install wordnet-base" in done.stderr and "Traceback" not in done.stderr
+    assert not out.exists()
 
 
 def test_assets_are_small():
@@ -189,9 +312,10 @@ def test_round_trip(tok, text):
 
 
 @pytest.mark.parametrize(
-    "text", ["", "😀", "猫が好きです", "\x00\x07\x1b", "\u200b\ufeff", "e\u0301", "x" * 500,
-             "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "مرحبا", "Привет мир", "[PAD][UNK]"]
-)
+    "text",
+    ["", "😀", "猫が好きです", "\x00\x07\x1b", "\u200b\ufeff", "e\u0301", "x" * 500,
+     "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "مرحبا", "Привет мир", "[PAD][UNK]"],
+)  # fmt: skip
 def test_any_unicode_tokenizes(tok, text):
     enc = tok.encode(text)
     assert len(enc.ids) == len(enc.tokens) == len(enc.offsets)

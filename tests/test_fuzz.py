@@ -40,11 +40,11 @@ FUZZ = settings(
 
 
 @pytest.fixture(scope="module", params=["mlm", "clm"])
-def bundle(request) -> model.Bundle:
+def m(request) -> model.TransformerLM:
     return model.load(request.param, device="cpu")
 
 
-def _check_encoded(b: model.Bundle, text: str) -> None:
+def _check_encoded(b: model.TransformerLM, text: str) -> None:
     enc = b.encode(text)
     max_len = b.cfg.max_len
     assert 1 <= len(enc.ids) <= max_len
@@ -68,12 +68,12 @@ def _check_encoded(b: model.Bundle, text: str) -> None:
 @example(text="a" * 5000)
 @example(text="🙂" * 300)
 @FUZZ
-def test_tokenizer_takes_any_text(bundle: model.Bundle, text: str) -> None:
+def test_tokenizer_takes_any_text(m: model.TransformerLM, text: str) -> None:
     if text.strip() == "":
         with pytest.raises(ValueError):
-            bundle.encode(text)
+            m.encode(text)
         return
-    _check_encoded(bundle, text)
+    _check_encoded(m, text)
 
 
 @given(text=TEXTS)
@@ -82,36 +82,36 @@ def test_tokenizer_takes_any_text(bundle: model.Bundle, text: str) -> None:
 @example(text="the " * 600)
 @example(text="東京 " * 300)
 @FUZZ
-def test_trace_takes_any_text(bundle: model.Bundle, text: str) -> None:
+def test_trace_takes_any_text(m: model.TransformerLM, text: str) -> None:
     if text.strip() == "":
         with pytest.raises(ValueError):
-            bundle.trace(text)
+            m.trace(text)
         return
-    t = bundle.trace(text)
-    n, max_len = len(t.tokens), bundle.cfg.max_len
+    t = m.trace(text)
+    n, max_len = len(t.tokens), m.cfg.max_len
     assert 1 <= n <= max_len
     assert t.ids.shape == (n,)
     assert t.truncated == (t.n_input_tokens > max_len)
-    assert t.causal == bundle.causal
-    assert t.embeddings.shape == t.positional.shape == (n, bundle.cfg.d_model)
-    assert t.logits.shape == (n, bundle.cfg.vocab_size)
+    assert t.causal == m.causal
+    assert t.embeddings.shape == t.positional.shape == (n, m.cfg.d_model)
+    assert t.logits.shape == (n, m.cfg.vocab_size)
     assert np.isfinite(t.logits).all()
-    assert len(t.layers) == bundle.cfg.n_layers
+    assert len(t.layers) == m.cfg.n_layers
     upper = np.triu(np.ones((n, n), dtype=bool), k=1)
     for layer in t.layers:
         att = layer.attention
-        assert att.shape == (bundle.cfg.n_heads, n, n)
+        assert att.shape == (m.cfg.n_heads, n, n)
         assert np.isfinite(att).all()
         assert (att >= 0).all()
         np.testing.assert_allclose(att.sum(-1), 1.0, atol=1e-4)
         if t.causal:
             assert np.abs(att[:, upper]).max(initial=0.0) == 0.0
-        assert layer.output.shape == (n, bundle.cfg.d_model)
-        assert np.isfinite(layer.output).all()
+        assert layer.resid_post.shape == (n, m.cfg.d_model)
+        assert np.isfinite(layer.resid_post).all()
 
 
 @given(text=st.one_of(st.integers(), st.none(), st.binary(max_size=20)))
 @settings(max_examples=10, deadline=None)
-def test_non_text_is_a_type_error(bundle: model.Bundle, text: object) -> None:
+def test_non_text_is_a_type_error(m: model.TransformerLM, text: object) -> None:
     with pytest.raises(TypeError):
-        bundle.encode(text)  # type: ignore[arg-type]
+        m.encode(text)  # type: ignore[arg-type]

@@ -7,14 +7,21 @@ import math
 import numpy as np
 import pytest
 import torch
-from model.train import mask_tokens, train
 from safetensors.torch import load_file
 
-from model import binary_encoding, filter_logits, pick_device, sinusoidal_encoding
+from model import (
+    Sampling,
+    Unsupported,
+    binary_encoding,
+    filter_logits,
+    pick_device,
+    sinusoidal_encoding,
+)
 from model.checkpoint import load_checkpoint, save_checkpoint
 from model.tokenizer import MASK_ID
 from model.transformer import EncoderDecoder, attention
-from tests.conftest import TINY_TEXT, tiny_bundle, tiny_config
+from tests.conftest import TINY_TEXT, tiny_config, tiny_model
+from training.train import mask_tokens, train
 
 SENTENCE = "the dog bit the boy near the river bank"
 
@@ -26,8 +33,8 @@ def softmax(x: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])
 def test_attention_recomputed_from_q_and_k_equals_the_trace(tiny_tokenizer, kind):
-    bundle = tiny_bundle(tiny_tokenizer, kind)
-    t = bundle.trace(SENTENCE)
+    m = tiny_model(tiny_tokenizer, kind)
+    t = m.trace(SENTENCE)
     n = len(t.tokens)
     for layer in t.layers:
         scores = layer.q @ layer.k.transpose(0, 2, 1) / math.sqrt(layer.q.shape[-1])
@@ -62,21 +69,21 @@ def test_q_k_v_and_output_follow_from_the_weights(tiny_mlm):
             expected += w[f"b_{name}"][:, None, :]
             np.testing.assert_allclose(getattr(layer, name), expected, atol=1e-4)
         concat = layer.z.transpose(1, 0, 2).reshape(len(t.tokens), -1)  # heads side by side
-        np.testing.assert_allclose(layer.attn_output, concat @ w["w_o"] + w["b_o"], atol=1e-4)
+        np.testing.assert_allclose(layer.attn_out, concat @ w["w_o"] + w["b_o"], atol=1e-4)
 
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])
 def test_trace_logits_equal_fast_path_logits(tiny_tokenizer, kind):
-    bundle = tiny_bundle(tiny_tokenizer, kind)
-    np.testing.assert_array_equal(bundle.trace(SENTENCE).logits, bundle.logits(SENTENCE))
+    m = tiny_model(tiny_tokenizer, kind)
+    np.testing.assert_array_equal(m.trace(SENTENCE).logits, m.logits(SENTENCE))
 
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])
 def test_padding_in_a_batch_does_not_change_a_sentence(tiny_tokenizer, kind):
-    bundle = tiny_bundle(tiny_tokenizer, kind)
+    m = tiny_model(tiny_tokenizer, kind)
     short, long = "the cat sat", "the researcher asked the assistant to check the results"
-    batch_logits, _ = bundle.forward(bundle.batch([short, long]))
-    alone = bundle.logits(short)
+    batch_logits, _ = m.forward(m.batch([short, long]))
+    alone = m.logits(short)
     np.testing.assert_allclose(batch_logits[0, : len(alone)].numpy(), alone, atol=1e-5)
 
 
@@ -125,13 +132,13 @@ def test_attention_function_weights_rows_and_mask():
 
 
 def test_checkpoint_round_trip(tmp_path, tiny_tokenizer, tiny_mlm):
-    save_checkpoint(tiny_mlm.model, tiny_mlm.cfg, tiny_tokenizer, tmp_path / "ckpt")
+    save_checkpoint(tiny_mlm.module, tiny_mlm.cfg, tiny_tokenizer, tmp_path / "ckpt")
     model, cfg, tok = load_checkpoint(tmp_path / "ckpt")
     assert cfg == tiny_mlm.cfg
     assert tok.get_vocab() == tiny_tokenizer.get_vocab()
     ids = torch.tensor([tiny_mlm.encode(SENTENCE).ids])
     with torch.no_grad():
-        torch.testing.assert_close(model(ids)[0], tiny_mlm.model(ids)[0])
+        torch.testing.assert_close(model(ids)[0], tiny_mlm.module(ids)[0])
 
 
 def test_checkpoint_folder_without_weights_is_a_clear_error(tmp_path):
@@ -193,18 +200,18 @@ def test_next_token_and_generate(tiny_clm):
     assert a.text.startswith("the dog")
     runs = {tuple(tiny_clm.generate("the dog", max_new_tokens=8, seed=s).ids) for s in range(5)}
     assert len(runs) > 1
-    with pytest.raises(ValueError, match="causal"):
-        tiny_bundle(tiny_clm.tokenizer, "encoder").next_token("the dog")
+    with pytest.raises(Unsupported, match="cannot predict the next token"):
+        tiny_model(tiny_clm.tokenizer, "encoder").next_token("the dog")
 
 
 def test_filter_logits_top_k_and_top_p():
     logits = torch.log(torch.tensor([0.5, 0.3, 0.15, 0.05]))
     torch.testing.assert_close(filter_logits(logits), torch.tensor([0.5, 0.3, 0.15, 0.05]))
-    top2 = filter_logits(logits, top_k=2)
+    top2 = filter_logits(logits, Sampling(top_k=2))
     torch.testing.assert_close(top2, torch.tensor([0.625, 0.375, 0.0, 0.0]))
-    nucleus = filter_logits(logits, top_p=0.7)  # 0.5 alone < 0.7; 0.5 + 0.3 reaches it
+    nucleus = filter_logits(logits, Sampling(top_p=0.7))  # 0.5 alone < 0.7; 0.5 + 0.3 reaches it
     torch.testing.assert_close(nucleus, torch.tensor([0.625, 0.375, 0.0, 0.0]))
-    hot = filter_logits(logits, temperature=2.0)
+    hot = filter_logits(logits, Sampling(temperature=2.0))
     assert hot[3] > 0.05
 
 
@@ -230,8 +237,10 @@ def test_offsets_point_back_into_the_text(tiny_mlm):
 
 
 def test_device_choice():
-    assert pick_device("cpu").type == "cpu"
-    assert pick_device(None).type == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert pick_device("cpu") == "cpu"
+    assert (
+        pick_device(None) == pick_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+    )
     if not torch.cuda.is_available():
         with pytest.raises(RuntimeError, match="CUDA"):
             pick_device("cuda")
@@ -239,9 +248,9 @@ def test_device_choice():
 
 @pytest.mark.parametrize("norm, positional", [("pre", "learned"), ("post", "none")])
 def test_other_configurations_run(tiny_tokenizer, norm, positional):
-    bundle = tiny_bundle(tiny_tokenizer, "encoder", norm=norm, positional=positional)
-    t = bundle.trace(SENTENCE)
-    np.testing.assert_array_equal(t.logits, bundle.logits(SENTENCE))
+    m = tiny_model(tiny_tokenizer, "encoder", norm=norm, positional=positional)
+    t = m.trace(SENTENCE)
+    np.testing.assert_array_equal(t.logits, m.logits(SENTENCE))
     assert len(t.layers) == 2
 
 

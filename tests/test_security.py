@@ -55,8 +55,8 @@ def test_loading_a_checkpoint_never_unpickles(tmp_path: Path) -> None:
     shutil.copytree(SHIPPED / "mlm", folder)
     for suffix in PICKLE_SUFFIXES:
         (folder / f"model{suffix}").write_bytes(pickle.dumps(_Payload(marker)))
-    bundle = model.load(str(folder), device="cpu")
-    assert bundle.trace("the cat sat").tokens
+    m = model.load(str(folder), device="cpu")
+    assert m.trace("the cat sat").tokens
     assert not marker.exists()
 
 

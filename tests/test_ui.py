@@ -7,11 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import analysis
+from model import Sampling, draw
 from model.examples import DEFAULT_SENTENCE, EXAMPLES
 from model.tokenizer import MASK_ID
-from ui import numbers
-from ui.frame import MAX_UPLOAD_BYTES, PAGES, UploadError, validate_upload
+from ui.registry import PAGES
 from ui.show import _jsonable, md_escape
+from ui.state import MAX_UPLOAD_BYTES, UploadError, validate_upload
 
 SENTENCE = "the dog bit the boy near the river bank"
 
@@ -77,10 +79,10 @@ def test_downloads_turn_numpy_and_infinities_into_json() -> None:
 
 @pytest.mark.parametrize("kind", ["tiny_mlm", "tiny_clm"])
 def test_attention_steps_recompute_the_models_numbers(kind: str, request) -> None:
-    bundle = request.getfixturevalue(kind)
-    t = bundle.trace(SENTENCE)
+    m = request.getfixturevalue(kind)
+    t = m.trace(SENTENCE)
     for layer in range(t.n_layers):
-        steps = numbers.attention_steps(t, bundle.attention_weights(layer), layer, 1)
+        steps = analysis.attention_steps(t, m.attention_weights(layer), layer, 1)
         assert steps.max_error < 1e-4
         np.testing.assert_allclose(steps.weights.sum(-1), 1, atol=1e-6)
         np.testing.assert_allclose(steps.scaled, steps.qk / np.sqrt(steps.d_head))
@@ -88,37 +90,38 @@ def test_attention_steps_recompute_the_models_numbers(kind: str, request) -> Non
         assert steps.concat.shape == t.layers[layer].attn_input.shape
 
 
-def test_sampling_arguments_and_reproducible_draws() -> None:
-    assert numbers.sampling(1.0, 0, 1.0) == (1.0, None, None)
-    assert numbers.sampling(0.7, 5, 0.9) == (0.7, 5, 0.9)
+def test_sampling_settings_and_reproducible_draws() -> None:
+    assert Sampling.of(1.0, 0, 1.0) == Sampling(1.0, None, None)
+    assert Sampling.of(0.7, 5, 0.9) == Sampling(0.7, 5, 0.9)
+    assert Sampling.of(-1, -3, 0.0) == Sampling(0.0, None, None)
     probs = np.full(50, 1 / 50)
-    draws = [numbers.sample(probs, 3, step) for step in range(20)]
-    assert draws == [numbers.sample(probs, 3, step) for step in range(20)]
-    assert draws != [numbers.sample(probs, 4, step) for step in range(20)]
+    draws = [draw(probs, 3, step) for step in range(20)]
+    assert draws == [draw(probs, 3, step) for step in range(20)]
+    assert draws != [draw(probs, 4, step) for step in range(20)]
     one_hot = np.eye(50)[17]
-    assert numbers.sample(one_hot, 0, 0) == 17
+    assert draw(one_hot, 0, 0) == 17
 
 
 def test_cosines_and_prediction_probabilities() -> None:
     x = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]])
-    np.testing.assert_allclose(numbers.cosine_matrix(x), [[1, 0, 1], [0, 1, 0], [1, 0, 1]])
-    np.testing.assert_allclose(numbers.cosine_to_first(x), [1, 0, 1])
-    probs = numbers.prediction_probs(np.zeros((2, 6)), [0, 1])
+    np.testing.assert_allclose(analysis.cosine_matrix(x), [[1, 0, 1], [0, 1, 0], [1, 0, 1]])
+    np.testing.assert_allclose(analysis.cosine_to_first(x), [1, 0, 1])
+    probs = analysis.prediction_probs(np.zeros((2, 6)), [0, 1])
     np.testing.assert_allclose(probs, [[0, 0, 0.25, 0.25, 0.25, 0.25]] * 2)
 
 
 def test_default_token_prefers_bank_else_the_last_word() -> None:
-    assert numbers.default_token(["[BOS]", "the", "bank", ".", "[EOS]"]) == 2
-    assert numbers.default_token(["[BOS]", "the", "dog", ".", "[EOS]"]) == 2
-    assert numbers.word_positions(["[BOS]", "a", "[MASK]", "[EOS]"]) == [1]
+    assert analysis.default_token(["[BOS]", "the", "bank", ".", "[EOS]"]) == 2
+    assert analysis.default_token(["[BOS]", "the", "dog", ".", "[EOS]"]) == 2
+    assert analysis.word_positions(["[BOS]", "a", "[MASK]", "[EOS]"]) == [1]
 
 
 def test_without_positions_an_encoder_ignores_word_order(tiny_mlm) -> None:
     a, b = "the dog bit the boy", "the boy bit the dog"
-    off = numbers.shared_word_cosines(
+    off = analysis.shared_word_cosines(
         tiny_mlm.trace(a, positions=False), tiny_mlm.trace(b, positions=False)
     )
-    on = numbers.shared_word_cosines(tiny_mlm.trace(a), tiny_mlm.trace(b))
+    on = analysis.shared_word_cosines(tiny_mlm.trace(a), tiny_mlm.trace(b))
     assert set(off) == {"the", "dog", "bit", "boy"}
     assert all(c == pytest.approx(1.0, abs=1e-5) for c in off.values())
     assert min(on.values()) < 0.9999
@@ -129,9 +132,9 @@ def test_without_positions_an_encoder_ignores_word_order(tiny_mlm) -> None:
 
 @pytest.mark.parametrize("kind", ["tiny_mlm", "tiny_clm"])
 def test_trace_ids_equals_trace_of_the_same_ids(kind: str, request) -> None:
-    bundle = request.getfixturevalue(kind)
-    t = bundle.trace(SENTENCE)
-    u = bundle.trace_ids(list(t.ids))
+    m = request.getfixturevalue(kind)
+    t = m.trace(SENTENCE)
+    u = m.trace_ids(list(t.ids))
     assert u.tokens == t.tokens and not u.truncated
     np.testing.assert_allclose(u.logits, t.logits, atol=1e-5)
     np.testing.assert_allclose(u.attention_stack(), t.attention_stack(), atol=1e-6)

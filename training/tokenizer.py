@@ -26,8 +26,10 @@ def train_tokenizer(lines: Iterable[str], vocab_size: int = VOCAB_SIZE) -> Token
         show_progress=False,
     )
     tok.train_from_iterator(lines, trainer=trainer)
-    # The trainer breaks ties in a different order from run to run; WordPiece only needs the
-    # set of pieces, so renumber them (specials first, then sorted) for a reproducible file.
+    # The trainer numbers the pieces differently from run to run (and on a tie at the cutoff
+    # may even keep a different piece or two: huggingface/tokenizers issue 1794). WordPiece
+    # only needs the set of pieces, so renumber them (specials first, then sorted): the same
+    # set always gives the same file.
     pieces = sorted(set(tok.get_vocab(with_added_tokens=False)) - set(SPECIAL_TOKENS))
     vocab = {t: i for i, t in enumerate(SPECIAL_TOKENS + pieces)}
     tok.model = models.WordPiece(

@@ -22,8 +22,8 @@ from tokenizers import Tokenizer
 from torch import Tensor, nn
 from tqdm import tqdm
 
-from model.bundle import MODELS_DIR, pick_device
 from model.checkpoint import TRAINING, load_checkpoint, load_config, save_checkpoint
+from model.registry import MODELS_DIR, pick_device
 from model.tokenizer import BOS_ID, EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS, load_tokenizer
 from model.transformer import Config, build
 from training.data import load_split
@@ -197,7 +197,9 @@ def train(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m training.train", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("kind", choices=sorted(KINDS))
     parser.add_argument("--minutes", type=float, default=None, help="time budget")
     parser.add_argument("--steps", type=int, default=None, help="step budget")

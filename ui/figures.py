@@ -1,9 +1,10 @@
-"""Figures kept for reuse: going back to a layer, head, token or sentence shown before gets
-the same figure at once instead of building it again (building a Plotly figure, not running
-the model, is most of what a rerun costs).
+"""Every chart of the app goes through here: built once per what it depends on, kept for
+reuse, drawn with a toolbar whose camera button saves a PNG. Going back to a layer, head,
+token or sentence shown before gets the same figure at once (building a Plotly figure, not
+running the model, is most of what a rerun costs).
 
-    fig = figure("att_map", (view.key, layer, head), viz.attention_heatmap, weights, tokens,
-                 title="...", window=(0, 31))
+    chart("att_head_map", (view.key, layer, head), viz.attention_heatmap, weights, tokens,
+          title="...", window=(0, 31))
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.show import zoom
+from viz import zoom
 
 MAX_CELLS = 128 * 256  # figures of larger matrices are built afresh, not held in memory
 
@@ -26,7 +27,7 @@ def _kept(kind: str, key: Hashable, _make: Callable[[], go.Figure]) -> go.Figure
 
 def figure(
     kind: str,
-    key: Hashable,
+    where: Hashable,
     build: Callable[..., go.Figure],
     *args: object,
     window: tuple[int, int] | None = None,
@@ -35,8 +36,8 @@ def figure(
     cells: int | None = None,
     **kwargs: object,
 ) -> go.Figure:
-    """`build(*args, **kwargs)`, zoomed to `window` (see ui.show.zoom), kept per (kind, key,
-    window). `key` must name everything the figure depends on: the sentence, model and
+    """`build(*args, **kwargs)`, zoomed to `window` (viz.zoom), kept per (kind, where,
+    window). `where` must name everything the figure depends on: the sentence, model and
     device (View.key) and every picker value that changes it. `cells` is the size of what it
     draws (default: the size of the array arguments); big figures are not kept. The figure
     is shared by all sessions: never modify it after this."""
@@ -48,4 +49,23 @@ def figure(
         cells = sum(np.size(a) for a in args if isinstance(a, np.ndarray))
     if cells > MAX_CELLS:
         return make()
-    return _kept(kind, (key, window, rows, cols), make)
+    return _kept(kind, (where, window, rows, cols), make)
+
+
+def chart(
+    widget_key: str,
+    where: Hashable,
+    build: Callable[..., go.Figure],
+    *args: object,
+    filename: str | None = None,
+    **kwargs: object,
+) -> None:
+    """Draw `figure(widget_key, where, build, *args, **kwargs)` with its toolbar: 'Download
+    plot as png' saves it at 2x scale (as `filename`, default the widget key)."""
+    fig = figure(widget_key, where, build, *args, **kwargs)
+    config = {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": "png", "filename": filename or widget_key, "scale": 2},
+        "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+    }
+    st.plotly_chart(fig, key=widget_key, config=config, theme=None)

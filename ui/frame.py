@@ -1,183 +1,54 @@
-"""The frame every page draws first: the shared sidebar, the session state, the URL.
+"""The frame every page draws first: the shared sidebar, the state, the URL, the model.
 
     view = frame("attention", intro="...")     # first line of every page
-    view.trace, view.bundle, view.model, view.device, view.sentence
+    view.trace, view.model, view.model_name, view.device, view.sentence
 
-State lives in plain `st.session_state` keys ("sentence", "model", "device") that the
-sidebar's widgets copy into from their `on_change` callbacks, so it survives a page change
-(Streamlit drops widget state between pages) and a page run alone by AppTest still works.
-The sentence, the model and the page are mirrored into the URL's query parameters, so a
-link opens the same view. User text is only ever shown as text (widget values, st.code,
-escaped figure labels, markdown with every markup character escaped), never as HTML.
+User text is only ever shown as text (widget values, st.code, escaped figure labels,
+markdown with every markup character escaped), never as HTML.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
 
-from model import Bundle, Trace
-from model.examples import DEFAULT_SENTENCE, EXAMPLES
-from ui import cache
+import model
+from model import Model, Trace
+from model.contract import DOES
+from model.examples import EXAMPLES
+from ui import cache, state
+from ui.registry import BY_KEY, PageSpec
 from ui.show import md_escape
 
-
-@dataclass(frozen=True)
-class PageInfo:
-    key: str  # url path and ?page= value
-    path: str  # the page's file, relative to app.py
-    title: str
-    icon: str
-
-
-PAGES: list[PageInfo] = [
-    PageInfo("tokens", "pages/tokens.py", "Tokens and embeddings", ":material/token:"),
-    PageInfo("positional", "pages/positional.py", "Positional encoding", ":material/timeline:"),
-    PageInfo("attention", "pages/attention.py", "Attention", ":material/hub:"),
-    PageInfo("masked", "pages/masked.py", "Masked prediction (BERT)", ":material/masks:"),
-    PageInfo("causal", "pages/causal.py", "Causal prediction (GPT)", ":material/trending_flat:"),
-]
-PAGE_KEYS = [p.key for p in PAGES]
-TITLES = {p.key: p.title for p in PAGES}
-
-MAX_UPLOAD_BYTES = 1024 * 1024  # 1 MB
-MAX_URL_CHARS = 1500  # longer sentences are not put in the URL
 DEVICES = ["auto", "cpu", "cuda"]
-
-
-class UploadError(ValueError):
-    """An uploaded file that cannot be used as the sentence; the message says why."""
-
-
-def validate_upload(name: str, data: bytes) -> str:
-    """The text of an uploaded .txt/.md file, or an UploadError saying what is wrong."""
-    if len(data) > MAX_UPLOAD_BYTES:
-        raise UploadError(
-            f"'{name}' is {len(data) / 1024 / 1024:.1f} MB; the limit is 1 MB. "
-            "Upload a shorter text file."
-        )
-    if not data.strip():
-        raise UploadError(f"'{name}' is empty: there is no sentence in it.")
-    if b"\x00" in data:
-        raise UploadError(f"'{name}' looks like a binary file, not text (it has NUL bytes).")
-    try:
-        text = data.decode("utf-8-sig", errors="strict")
-    except UnicodeDecodeError as err:
-        raise UploadError(
-            f"'{name}' is not UTF-8 text (byte {err.start} cannot be read). "
-            "Save it as UTF-8 and upload it again."
-        ) from None
-    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\f\v")
-    if controls > max(8, len(text) // 100):
-        raise UploadError(f"'{name}' looks like a binary file, not text.")
-    text = text.strip()
-    if not text:
-        raise UploadError(f"'{name}' is empty: there is no sentence in it.")
-    return text
-
-
-# --- State and URL ---------------------------------------------------------------------
-
-
-def _first(value: str | list[str] | None) -> str | None:
-    return value[-1] if isinstance(value, list) else value
-
-
-def init_state() -> None:
-    """Fill the shared state once per session, from the URL where it says something."""
-    state = st.session_state
-    if state.get("_initialised"):
-        return
-    params = st.query_params
-    sentence = _first(params.get("sentence"))
-    model_name = _first(params.get("model"))
-    if sentence is not None:
-        state["sentence"] = sentence
-    state.setdefault("sentence", DEFAULT_SENTENCE)
-    if model_name in cache.MODELS:
-        state["model"] = model_name
-    state.setdefault("model", "mlm")
-    state.setdefault("device", "auto")
-    state["_initialised"] = True
-
-
-def write_url(page: str) -> None:
-    """Mirror the sentence, model and page into the query parameters."""
-    sentence = st.session_state["sentence"]
-    wanted = {"page": page, "model": st.session_state["model"]}
-    if 0 < len(sentence) <= MAX_URL_CHARS:
-        wanted["sentence"] = sentence
-    elif "sentence" in st.query_params:
-        del st.query_params["sentence"]
-    for key, value in wanted.items():
-        if st.query_params.get(key) != value:
-            st.query_params[key] = value
-
-
-def _set_sentence(text: str) -> None:
-    st.session_state["sentence"] = text
-    st.session_state["w_sentence"] = text
-
-
-def _on_sentence() -> None:
-    st.session_state["sentence"] = st.session_state["w_sentence"]
-    st.session_state.pop("upload_error", None)
-
-
-def _on_example() -> None:
-    choice = st.session_state.get("w_example")
-    if choice:
-        _set_sentence(choice)
-        st.session_state.pop("upload_error", None)
-    st.session_state["w_example"] = None  # the menu is an action, not a state
-
-
-def _on_upload() -> None:
-    file = st.session_state.get("w_upload")
-    st.session_state.pop("upload_error", None)
-    st.session_state.pop("upload_ok", None)
-    if file is None:
-        return
-    try:
-        text = validate_upload(file.name, file.getvalue())
-    except UploadError as err:
-        st.session_state["upload_error"] = str(err)
-        return
-    _set_sentence(text)
-    st.session_state["upload_ok"] = f"Loaded '{file.name}': {len(text):,} characters."
-
-
-def _on_model() -> None:
-    st.session_state["model"] = st.session_state["w_model"]
-
-
-def _on_device() -> None:
-    st.session_state["device"] = st.session_state["w_device"]
+APP_NAME = "Transformer Glassbox"
 
 
 # --- The sidebar -----------------------------------------------------------------------
 
 
-def sidebar(forced_model: str | None) -> st.delta_generator.DeltaGenerator:
-    """Draw the shared sidebar; returns a container for the timing, filled later."""
-    state = st.session_state
+def sidebar(models: list[str], chosen: str) -> st.delta_generator.DeltaGenerator:
+    """Draw the shared sidebar, its model menu offering `models`; returns a container for
+    the timing, filled later."""
+    ss = st.session_state
     # Copy the shared state into the widgets (their own state is dropped between pages).
-    state["w_sentence"] = state["sentence"]
-    if state["model"] not in cache.MODELS:
-        state["model"] = "mlm"
-    state["w_model"] = state["model"]
+    ss["w_sentence"] = ss["sentence"]
+    ss["w_model"] = chosen
     has_cuda = cache.cuda_available()
     devices = DEVICES if has_cuda else DEVICES[:2]
-    if state["device"] not in devices:
-        state["device"] = "auto"
-    state["w_device"] = state["device"]
+    if ss["device"] not in devices:
+        ss["device"] = "auto"
+    ss["w_device"] = ss["device"]
+    infos = cache.catalogue()
 
     with st.sidebar:
+        st.markdown(f"**🔍 {APP_NAME}**: type a sentence here and watch a Transformer read it.")
         st.text_area(
             "Sentence",
             key="w_sentence",
-            on_change=_on_sentence,
+            on_change=state.on_sentence,
             height=110,
             help="Type or paste a sentence, then press Ctrl+Enter (or click outside).",
         )
@@ -186,37 +57,34 @@ def sidebar(forced_model: str | None) -> st.delta_generator.DeltaGenerator:
             EXAMPLES,
             index=None,
             key="w_example",
-            on_change=_on_example,
+            on_change=state.on_example,
             placeholder="Pick an example sentence…",
         )
         st.file_uploader(
             "…or upload a text file (.txt, .md, at most 1 MB)",
             type=["txt", "md"],
             key="w_upload",
-            on_change=_on_upload,
+            on_change=state.on_upload,
         )
-        if state.get("upload_error"):
+        if ss.get("upload_error"):
             # File names are user text: escaped, so markdown shows them as they are.
-            message = md_escape(state["upload_error"] + " The previous sentence is kept.")
+            message = md_escape(ss["upload_error"] + " The previous sentence is kept.")
             st.error(message, icon="⚠️")
-        elif state.get("upload_ok"):
-            st.caption(md_escape(state["upload_ok"]))
+        elif ss.get("upload_ok"):
+            st.caption(md_escape(ss["upload_ok"]))
         st.selectbox(
             "Model",
-            list(cache.MODELS),
+            models,
             key="w_model",
-            format_func=cache.MODELS.get,
-            on_change=_on_model,
-            disabled=forced_model is not None,
-            help="Drives the tokens, positional encoding and attention pages.",
+            format_func=lambda name: infos[name].description if name in infos else name,
+            on_change=state.on_model,
+            help="The models that can serve this page.",
         )
-        if forced_model is not None:
-            st.caption(f"This page always uses **{forced_model}**.")
         st.selectbox(
             "Device",
             devices,
             key="w_device",
-            on_change=_on_device,
+            on_change=state.on_device,
             help="auto: the GPU when there is one, else the CPU.",
         )
         if not has_cuda:
@@ -233,48 +101,44 @@ def sidebar(forced_model: str | None) -> st.delta_generator.DeltaGenerator:
 class View:
     """What a page needs after the frame: the sentence, the model and its trace."""
 
-    page: str
+    page: PageSpec
     sentence: str
-    model: str  # the model this page uses
+    model_name: str  # the model this page runs
     device: str  # where it actually ran
-    bundle: Bundle
+    model: Model
     trace: Trace
 
     @property
     def key(self) -> tuple[str, str, str]:
         """What the trace depends on, for caches of what is drawn from it."""
-        return (self.sentence, self.model, self.device)
+        return (self.sentence, self.model_name, self.device)
 
 
-def _load(name: str, device: str, sentence: str) -> tuple[Bundle, Trace, str, str | None]:
-    """Model and trace on `device`; a GPU failure falls back to the CPU with a warning."""
+def _load(name: str, choice: str, sentence: str) -> tuple[Model, Trace, str, str | None]:
+    """Model and trace on the chosen device; a GPU failure falls back to the CPU with a
+    warning."""
     try:
-        return (
-            cache.load_bundle(name, device),
-            cache.get_trace(sentence, name, device),
-            device,
-            None,
-        )
+        device = model.pick_device(choice)
+        return cache.load_model(name, device), cache.get_trace(sentence, name, device), device, None
     except Exception as err:  # noqa: BLE001 - any CUDA failure: driver, memory, build
-        if device == "cpu":
+        if choice == "cpu":
             raise
         warning = f"The GPU failed ({type(err).__name__}: {err}). Running on the CPU instead."
-        return (
-            cache.load_bundle(name, "cpu"),
-            cache.get_trace(sentence, name, "cpu"),
-            "cpu",
-            warning,
-        )
+        return cache.load_model(name, "cpu"), cache.get_trace(sentence, name, "cpu"), "cpu", warning
 
 
 def leave_legacy_mode() -> None:
     """Run through app.py's st.navigation even when a fresh server's first visit is a page's
     URL (a shared link such as /attention?sentence=...).
 
-    Streamlit 1.67 starts in its legacy multipage mode whenever a pages/ folder exists and
-    stays in it until some run calls st.navigation; a page opened directly in that mode runs
-    alone, without app.py (no page config, a file-name menu). Leaving the mode and rerunning
-    lets app.py run and resolve the same page from the URL.
+    Why a patch: Streamlit (checked on 1.67) starts in its legacy multipage mode whenever a
+    pages/ folder sits beside the main script, and stays in it until some run calls
+    st.navigation; a page opened directly in that mode runs alone, without app.py (no page
+    config, a menu of file names). Streamlit offers no setting to turn the mode off, and the
+    pages/ folder is part of this project's layout. So the class attribute that selects the
+    mode is cleared once and the run restarted: app.py then resolves the same page from the
+    URL. tests/test_app.py::test_streamlit_still_has_the_legacy_switch fails loudly when an
+    upgrade removes or renames what this relies on.
     """
     from streamlit.runtime import exists
     from streamlit.runtime.pages_manager import PagesManager
@@ -285,53 +149,57 @@ def leave_legacy_mode() -> None:
 
 
 def frame(
-    page: str, intro: str = "", model: str | None = None, reset: tuple[str, ...] = ()
+    page: str,
+    intro: str = "",
+    reset: dict[str, Callable[[Trace], object] | None] | None = None,
 ) -> View:
     """Sidebar, state, URL, page header, the model and the sentence's trace.
 
-    `model` forces a model for this page (the masked page needs "mlm", the causal page
-    "clm"); otherwise the sidebar's choice is used. `reset` names this page's widget keys
-    that depend on the tokens (a token picker, a position window): they go back to their
-    defaults when the sentence or the model changes. Stops the page, with a message, when
-    there is no sentence.
+    The model is the sidebar's choice when it can serve this page (ui/registry.py), else
+    the first one that can. `reset` names this page's widget keys that depend on the tokens
+    (a token picker, a position window, tokens to mask): when the sentence or the model
+    changes they go back to their defaults (None: the widget's own; a function: its value
+    for the new trace). Stops the page, with a message, when there is no sentence or no
+    model that can serve it.
     """
     leave_legacy_mode()
-    init_state()
-    timing = sidebar(model)
-    write_url(page)
-    st.title(TITLES.get(page, page))
+    state.init_state()
+    spec = BY_KEY[page]
+    ss = st.session_state
+    models = cache.models_for(spec)
+    name = ss["model"] if ss["model"] in models else (models[0] if models else "")
+    timing = sidebar(models, name)
+    state.write_url(page, name or ss["model"])
+    st.caption(f"🔍 {APP_NAME} · {spec.section}")
+    st.title(spec.title)
     if intro:
         st.markdown(intro)
+    if not models:
+        st.error(f"No model here can {DOES[spec.needs]}, so this page cannot run.")
+        st.stop()
 
-    state = st.session_state
-    sentence = state["sentence"]
+    sentence = ss["sentence"]
     if not sentence.strip():
         st.info(
-            "There is no sentence yet. Type one in the sidebar, pick one of the lecture's "
-            "examples, or upload a text file.",
+            "There is no sentence yet. Type one in the **Sentence** box in the sidebar (on "
+            "the left), pick one of the lecture's examples, or upload a text file.",
             icon="✍️",
         )
         st.stop()
-
-    name = model or state["model"]
-    seen = state.setdefault("_seen", {})
-    if seen.get(page) != (sentence, name):
-        seen[page] = (sentence, name)
-        for key in reset:
-            state.pop(key, None)
-    if model is not None and model != state["model"]:
+    if name != ss["model"]:
         st.caption(
-            f"This page always runs {cache.MODELS[model]}; the sidebar's "
-            f"{state['model']} applies to the tokens, positional encoding and attention pages."
+            f"This page needs a model that can {DOES[spec.needs]}: it runs {name}. "
+            f"The sidebar's {ss['model']} still applies on the pages it can serve."
         )
-    bundle, trace, device, warning = _load(name, cache.resolve_device(state["device"]), sentence)
+    m, trace, device, warning = _load(name, ss["device"], sentence)
+    state.reset_on_new_input(page, (sentence, name), reset or {}, trace)
     if warning:
         st.warning(warning, icon="⚠️")
     if trace.truncated:
         kept = len(trace.tokens)
         st.warning(
             f"The text is {trace.n_input_tokens:,} tokens long, but {name} reads at most "
-            f"{bundle.cfg.max_len}: only the first {kept} tokens "
+            f"{m.max_len}: only the first {kept} tokens "
             f"({kept / trace.n_input_tokens:.0%}) are used.",
             icon="✂️",
         )
@@ -345,4 +213,4 @@ def frame(
             f"on **{trace.device}** · {name} · {len(trace.tokens)} tokens · "
             f"{trace.n_layers} layers × {trace.n_heads} heads"
         )
-    return View(page, sentence, name, device, bundle, trace)
+    return View(spec, sentence, name, device, m, trace)

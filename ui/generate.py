@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import cache, numbers
+from model import Sampling, draw
+from ui import cache
 
-Settings = tuple[float, int | None, float | None]  # temperature, top-k, top-p
 
-
-def sampling_controls() -> tuple[Settings, int]:
+def sampling_controls() -> tuple[Sampling, int]:
     """Temperature, top-k and top-p sliders (keys causal_temp/topk/topp), and how many bars."""
     c1, c2, c3, c4 = st.columns(4)
     temperature = c1.slider(
@@ -35,23 +34,23 @@ def sampling_controls() -> tuple[Settings, int]:
         help="Keep the fewest most likely tokens whose probabilities add up to p.",
     )
     bars = c4.slider("Bars", 5, 30, 10, key="causal_bars")
-    return numbers.sampling(temperature, top_k, top_p), bars
+    return Sampling.of(temperature, top_k, top_p), bars
 
 
-def current_settings() -> Settings:
+def current_settings() -> Sampling:
     """The sampling sliders' values as they are now (also when drawn in another fragment)."""
     state = st.session_state
-    return numbers.sampling(
+    return Sampling.of(
         state.get("causal_temp", 1.0), state.get("causal_topk", 0), state.get("causal_topp", 1.0)
     )
 
 
 def generation_for(prompt: list[int]) -> dict:
-    """This session's generation for `prompt` ({"prompt", "steps"}); a new prompt starts over."""
-    gen = st.session_state.get("gen")
-    if not gen or gen["prompt"] != prompt:
-        gen = st.session_state["gen"] = {"prompt": list(prompt), "steps": []}
-    return gen
+    """This session's generation ({"prompt", "steps"}); the page's frame drops it (its reset
+    key "gen") when the sentence or the model changes, and a new one starts here."""
+    if "gen" not in st.session_state:
+        st.session_state["gen"] = {"prompt": list(prompt), "steps": []}
+    return st.session_state["gen"]
 
 
 def all_ids(gen: dict) -> list[int]:
@@ -62,22 +61,23 @@ def ended(gen: dict, eos_id: int) -> bool:
     return bool(gen["steps"]) and gen["steps"][-1]["id"] == eos_id
 
 
-def extend(gen: dict, n: int, seed: int, settings: Settings, name: str, device: str) -> None:
-    """Append up to n sampled tokens (stopping at [EOS]); step i draws with (seed, i)."""
+def extend(gen: dict, n: int, seed: int, sampling: Sampling, name: str, device: str) -> None:
+    """Append up to n sampled tokens (stopping at [EOS]); step i draws with (seed, i), as
+    the model's own `generate` does."""
     vocab = cache.vocabulary(name, device)
     eos = cache.special_ids(name, device)["[EOS]"]
     for _ in range(n):
         if ended(gen, eos):
             return
-        probs = cache.next_distribution(tuple(all_ids(gen)), name, device, *settings)
-        pick = numbers.sample(probs, seed, len(gen["steps"]))
+        probs = cache.next_distribution(tuple(all_ids(gen)), name, device, sampling)
+        pick = draw(probs, seed, len(gen["steps"]))
         gen["steps"].append(
             {
                 "id": pick,
                 "token": vocab[pick],
                 "probability": float(probs[pick]),
-                "temperature": settings[0],
-                "top_k": settings[1],
-                "top_p": settings[2],
+                "temperature": sampling.temperature,
+                "top_k": sampling.top_k,
+                "top_p": sampling.top_p,
             }
         )

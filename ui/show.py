@@ -1,4 +1,4 @@
-"""Small display helpers the pages share: charts with a PNG button, downloads, labels."""
+"""Small widgets and display helpers the pages share: downloads, labels, pickers."""
 
 from __future__ import annotations
 
@@ -7,23 +7,11 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 import viz
-from viz._common import tick_font_size
 
 ZOOM_FROM = 40  # offer a position window for matrices longer than this
-
-
-def chart(fig: go.Figure, key: str, filename: str | None = None) -> None:
-    """A Plotly figure with its toolbar: 'Download plot as png' saves it at 2x scale."""
-    config = {
-        "displaylogo": False,
-        "toImageButtonOptions": {"format": "png", "filename": filename or key, "scale": 2},
-        "modeBarButtonsToRemove": ["select2d", "lasso2d"],
-    }
-    st.plotly_chart(fig, key=key, config=config, theme=None)
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
@@ -106,23 +94,6 @@ def window_picker(n: int, key: str, label: str = "Zoom to positions") -> tuple[i
     return (start, end) if (start, end) != (0, n - 1) else None
 
 
-def zoom(
-    fig: go.Figure, window: tuple[int, int] | None, rows: bool = True, cols: bool = True
-) -> go.Figure:
-    """Show only positions window[0]..window[1] of a token-by-token figure (in place)."""
-    if window is None:
-        return fig
-    start, end = window
-    size = end - start + 1
-    font = {"size": tick_font_size(size)}
-    if cols:
-        fig.update_xaxes(range=[start - 0.5, end + 0.5], tickfont=font)
-    if rows:
-        fig.update_yaxes(range=[end + 0.5, start - 0.5], tickfont=font, autorange=False)
-        fig.update_layout(height=max(300, min(2000, 22 * size + 140)))
-    return fig
-
-
 def layer_head(prefix: str, n_layers: int, n_heads: int, layer: int = 0, average: bool = True):
     """Layer and head pickers (radios, keys <prefix>_layer / <prefix>_head); the head may be
     "average". Returns (layer, head, a label such as "layer 2, head 3")."""
@@ -145,9 +116,3 @@ def layer_head(prefix: str, n_layers: int, n_heads: int, layer: int = 0, average
     )
     which = "average of the heads" if head == "average" else f"head {head + 1}"
     return chosen, head, f"layer {chosen + 1}, {which}"
-
-
-def head_weights(trace, layer: int, head) -> np.ndarray:
-    """[T, S] one head's attention weights, or their average over heads."""
-    weights = trace.layers[layer].attention
-    return weights.mean(axis=0) if head == "average" else weights[head]

@@ -12,9 +12,8 @@ import numpy as np
 import streamlit as st
 
 import viz
-from ui.figures import figure
-from ui.numbers import AttentionSteps
-from ui.show import chart
+from analysis import AttentionSteps
+from ui.figures import chart
 
 STEPS = [
     "1 · X → Q, K, V",
@@ -120,24 +119,24 @@ def draw_step(
             values = getattr(s, panel.values)
             labels = tokens if panel.rows == "token" else [str(i) for i in range(len(values))]
             with place:
-                fig = figure(
-                    f"att_step{step}_{panel.values}", where, viz.matrix_heatmap, values, labels,
+                chart(
+                    f"att_step_{panel.values}_{step}", where, viz.matrix_heatmap, values, labels,
                     tokens if panel.by_key else None, title=panel.title, signed=panel.signed,
                     x_title=panel.x_title, y_title="query" if panel.by_key else panel.rows,
                     window=window, rows=panel.rows == "token", cols=panel.by_key,
+                    filename=f"step{step + 1}_{panel.values}",
                 )  # fmt: skip
-                chart(fig, f"att_step_{panel.values}_{step}", f"step{step + 1}_{panel.values}")
     st.caption(_notice(step, s, causal))
     if step == 0 and st.toggle("Show the learned weights W_Q, W_K, W_V", key="att_show_w"):
         rows = [str(i) for i in range(s.w_q.shape[0])]
         for column, name in zip(st.columns(3), ("w_q", "w_k", "w_v"), strict=True):
             with column:
                 title = f"W_{name[-1].upper()} of head {head + 1}"
-                fig = figure(
+                chart(
                     f"att_step_{name}", where, viz.matrix_heatmap, getattr(s, name), rows,
                     title=title, x_title="head dimension", y_title="input dimension",
+                    filename=f"step1_{name}",
                 )  # fmt: skip
-                chart(fig, f"att_step_{name}", f"step1_{name}")
     st.caption(
         f"Recomputed here from X and the weights; it matches the model's own numbers to within "
         f"{s.max_error:.1e}."

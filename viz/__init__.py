@@ -1,18 +1,17 @@
 """Pure Plotly figure builders for Transformer Glassbox: numpy arrays in, go.Figure out.
 
-No Streamlit, no torch, no `model`: pages pass in the numbers of a Trace and lay out what
-comes back. Token axes are integer positions with the tokens as tick labels, so repeated
-tokens keep their own rows and columns.
+No Streamlit, no torch, no model: pages pass in the numbers of a Trace (and of
+`analysis`) and lay out what comes back. Token axes are integer positions with the tokens
+as tick labels, so repeated tokens keep their own rows and columns.
 """
 
 from viz.attention import (
     attention_grid,
     attention_heatmap,
     attention_row,
-    causal_mask,
     causal_mask_figure,
 )
-from viz.embeddings import embedding_map, layer_trajectory, pca_2d, similarity_heatmap
+from viz.embeddings import embedding_map, layer_trajectory, similarity_heatmap
 from viz.export import matrix_to_csv
 from viz.matrix import matrix_heatmap
 from viz.positional import (
@@ -23,13 +22,13 @@ from viz.positional import (
 )
 from viz.predictions import distribution_bar, topk_bar
 from viz.tokens import token_strip
+from viz.zoom import zoom
 
 __all__ = [
     "attention_grid",
     "attention_heatmap",
     "attention_row",
     "binary_table",
-    "causal_mask",
     "causal_mask_figure",
     "distribution_bar",
     "embedding_map",
@@ -37,10 +36,10 @@ __all__ = [
     "layer_trajectory",
     "matrix_heatmap",
     "matrix_to_csv",
-    "pca_2d",
     "positional_waves",
     "similarity_heatmap",
     "sinusoidal_heatmap",
     "token_strip",
     "topk_bar",
+    "zoom",
 ]

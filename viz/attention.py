@@ -207,22 +207,18 @@ def attention_row(
     return fig
 
 
-def causal_mask(n: int) -> np.ndarray:
-    """The causal mask [n, n] added to the scores: 0 on and below the diagonal, -inf above."""
-    query, key = np.indices((n, n))
-    return np.where(key > query, -np.inf, 0.0)
-
-
 def causal_mask_figure(
-    tokens: Sequence[str], title: str = "causal mask: -∞ above the diagonal"
+    mask: npt.ArrayLike, tokens: Sequence[str], title: str = "causal mask: -∞ above the diagonal"
 ) -> go.Figure:
-    """The T x T causal mask of a decoder: query i may look at keys 0..i only.
+    """The T x T mask M added to a decoder's scores (0 allowed, -inf masked, as
+    model.additive_mask gives it): query i may look at keys 0..i only.
 
     Allowed cells are light and read "0"; masked cells (above the diagonal) are dark and
     read "-∞" (for up to 32 tokens). Hover gives the query, the key and the mask value.
     """
+    mask = as_array(mask, 2, "mask")
     n = len(tokens)
-    mask = causal_mask(n)
+    check_length(tokens, mask.shape[0], "tokens")
     masked = np.isneginf(mask)
     values_text = np.where(masked, MINUS_INF, "0").astype(object)
     fig = go.Figure(

@@ -62,28 +62,6 @@ def similarity_heatmap(
     return fig
 
 
-def pca_2d(X: npt.ArrayLike) -> np.ndarray:
-    """Project the rows of X [N, D] onto their first two principal components -> [N, 2].
-
-    Plain numpy: centre the rows, take the SVD, keep two directions. Each direction's sign
-    is fixed so that its largest component is positive, so the picture does not flip from
-    run to run. Missing directions (N < 3 or D < 2) come back as zeros.
-    """
-    data = as_array(X, 2, "X")
-    n = data.shape[0]
-    points = np.zeros((n, 2))
-    if n == 0:
-        return points
-    centred = data - data.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    for k in range(min(2, vt.shape[0])):
-        direction = vt[k]
-        if direction[np.argmax(np.abs(direction))] < 0:
-            direction = -direction
-        points[:, k] = centred @ direction
-    return points
-
-
 def embedding_map(
     points: npt.ArrayLike,
     labels: Sequence[str],

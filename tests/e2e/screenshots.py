@@ -16,8 +16,9 @@ import subprocess
 import sys
 
 from tests.e2e.harness import ARTIFACTS, ROOT
+from ui.registry import PAGES as REGISTRY
 
-PAGES = ["tokens", "positional", "attention", "masked", "causal"]
+PAGES = [p.key for p in REGISTRY]
 SOURCE = ARTIFACTS / "screenshots"
 TARGET = ROOT / "assets" / "screenshots"
 

@@ -2,7 +2,7 @@
 exceptions, a typed sentence updates the tokens shown; uploads; user text never as HTML;
 layer/head pickers; navigation. Screenshots of every page: artifacts/screenshots/.
 
-Pages, widget labels and keys come from the app (ui/frame.py, pages/*.py):
+Pages, widget labels and keys come from the app (ui/frame.py, ui/registry.py, pages/*.py):
   sidebar: text area "Sentence" (Ctrl+Enter commits), file uploader (.txt/.md, <= 1 MB),
   URL: /<page>?sentence=...&model=...&page=...
   attention page: radios "Layer" (key att_layer) and "Head" (att_head), chart att_head_map.
@@ -17,7 +17,9 @@ from urllib.parse import quote, urlencode
 import pytest
 
 from tests.e2e import harness
-from ui.frame import PAGES, TITLES
+from ui.registry import PAGES
+
+TITLES = {p.key: p.title for p in PAGES}
 
 pytestmark = pytest.mark.e2e
 

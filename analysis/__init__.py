@@ -1,0 +1,41 @@
+"""The arithmetic the pages show, in plain numpy: no Streamlit, no torch.
+
+Similarities and PCA (similarity.py), which tokens to pick and how to name the stages
+(tokens.py), one attention head recomputed step by step (steps.py). Inputs are Traces and
+arrays; outputs are arrays, numbers and small dataclasses that viz draws.
+"""
+
+from analysis.similarity import (
+    cosine_matrix,
+    cosine_to_first,
+    neighbour_map,
+    order_table,
+    pca_2d,
+    shared_word_cosines,
+)
+from analysis.steps import AttentionSteps, attention_steps
+from analysis.tokens import (
+    default_token,
+    head_weights,
+    prediction_probs,
+    softmax_rows,
+    stage_names,
+    word_positions,
+)
+
+__all__ = [
+    "AttentionSteps",
+    "attention_steps",
+    "cosine_matrix",
+    "cosine_to_first",
+    "default_token",
+    "head_weights",
+    "neighbour_map",
+    "order_table",
+    "pca_2d",
+    "prediction_probs",
+    "shared_word_cosines",
+    "softmax_rows",
+    "stage_names",
+    "word_positions",
+]

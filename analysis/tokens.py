@@ -1,0 +1,52 @@
+"""Which tokens to show and how to name them; probabilities from logits (plain numpy)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from model.tokenizer import SPECIAL_TOKENS
+from model.trace import Trace
+
+
+def word_positions(tokens: Sequence[str]) -> list[int]:
+    """Positions of the tokens that are not special ([BOS], [EOS], ...)."""
+    return [i for i, tok in enumerate(tokens) if tok not in SPECIAL_TOKENS]
+
+
+def default_token(tokens: Sequence[str], prefer: Sequence[str] = ("bank",)) -> int:
+    """The token a page starts on: a preferred word ("bank"), else the last word."""
+    words = word_positions(tokens)
+    for word in prefer:
+        hits = [i for i in words if tokens[i] == word]
+        if hits:
+            return hits[-1]
+    alpha = [i for i in words if any(ch.isalpha() for ch in tokens[i])]
+    return (alpha or words or [0])[-1]
+
+
+def stage_names(n_layers: int) -> list[str]:
+    """ "token embedding + position" (the input to layer 1), then "after layer 1", ..."""
+    return ["input (embedding + position)"] + [f"after layer {i}" for i in range(1, n_layers + 1)]
+
+
+def softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Row-wise softmax that treats -inf as weight 0."""
+    top = np.max(np.where(np.isfinite(scores), scores, -np.inf), axis=-1, keepdims=True)
+    e = np.exp(scores - top)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def prediction_probs(logits: np.ndarray, special_ids: Iterable[int]) -> np.ndarray:
+    """Softmax over the vocabulary [N, V] with the special tokens left out, as the ranked
+    predictions of the model (fill_mask) compute it."""
+    z = np.array(logits, dtype=np.float64)
+    z[:, list(special_ids)] = -np.inf
+    return softmax_rows(z)
+
+
+def head_weights(trace: Trace, layer: int, head: int | str) -> np.ndarray:
+    """[T, S] one head's attention weights, or their average over the heads ("average")."""
+    weights = trace.layers[layer].attention
+    return weights.mean(axis=0) if head == "average" else weights[head]

@@ -1,0 +1,198 @@
+"""The model contract: what every model the app loads is and can do.
+
+    m = model.load("mlm")
+    m.name, m.kind, m.capabilities          # "mlm", "encoder", {"trace", "fill_mask"}
+    m.trace("The cat sat on the mat.")      # a Trace (numpy), whatever the model
+    m.fill_mask("I [MASK] across the river.", k=5)
+
+Every capability is a method with one signature across models. A model that lacks one
+raises `Unsupported` with a message a person can read; pages ask `m.can("fill_mask")` (or the
+catalogue, before loading) instead of naming models. No torch here: the app can read the
+catalogue before PyTorch is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from model.trace import Trace
+
+KINDS = ("encoder", "decoder", "encoder-decoder", "recurrent", "vision")
+CAPABILITIES = ("trace", "fill_mask", "next_token", "generate", "translate", "classify")
+DOES = {  # what each capability lets a model do, for messages: "cannot fill in a [MASK]"
+    "trace": "show a forward pass",
+    "fill_mask": "fill in a [MASK]",
+    "next_token": "predict the next token",
+    "generate": "write text",
+    "translate": "translate",
+    "classify": "classify an image",
+}
+
+Candidates = list[tuple[str, float]]  # (token or label, probability), most likely first
+
+
+class Unsupported(NotImplementedError):
+    """A model was asked for something it cannot do (a decoder asked to fill a [MASK])."""
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How the next token is picked: temperature, then top-k, then top-p (nucleus).
+
+    temperature 0 is greedy (always the most likely token); top_k None and top_p None are off.
+    Frozen and rounded, so it can key a cache."""
+
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+
+    @classmethod
+    def of(
+        cls, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
+    ) -> Sampling:
+        """From loose values (sliders, keyword arguments): top-k 0 and top-p 1 mean off."""
+        return cls(
+            temperature=round(max(0.0, float(temperature)), 4),
+            top_k=int(top_k) if top_k and top_k > 0 else None,
+            top_p=round(float(top_p), 4) if top_p is not None and 0 < top_p < 1 else None,
+        )
+
+
+def draw(probs: np.ndarray, seed: int, step: int) -> int:
+    """One index drawn from `probs`; the same (seed, step) always draws the same way, so the
+    same seed and settings write the same text, all at once or one click at a time."""
+    rng = np.random.default_rng([int(seed), int(step)])
+    p = np.asarray(probs, dtype=np.float64)
+    return int(rng.choice(len(p), p=p / p.sum()))
+
+
+@dataclass
+class Generation:
+    """The result of `generate`: a continuation written token by token."""
+
+    prompt: str
+    tokens: list[str]  # the new tokens, as displayed
+    ids: list[int]  # the new tokens' ids
+    probs: list[float]  # the probability each new token had when it was picked
+    text: str  # prompt and continuation, decoded
+
+
+@dataclass
+class Translation:
+    """The result of `translate`: the target sentence, token by token."""
+
+    source: str
+    text: str  # the translation, decoded
+    tokens: list[str]  # the target tokens, as displayed ([EOS] excluded)
+    probs: list[float]  # the probability of each target token when it was picked
+
+
+class Model:
+    """A loaded model. Subclasses set `kind` and implement the methods of their capabilities;
+    the others raise `Unsupported`. The capabilities of a kind are declared once, in the
+    registry (model/registry.py), so the catalogue knows them without loading weights."""
+
+    name: str  # "mlm", or the folder's name
+    kind: str  # one of KINDS
+    device: str  # "cpu", "cuda", "cuda:1"
+    max_len: int = 0  # the context: the most tokens (or patches) one pass reads
+    positional: str = "none"  # how positions enter: "sinusoidal", "learned", "none", "rotary"
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        from model.registry import capabilities_of
+
+        return capabilities_of(self.kind)
+
+    def can(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+    def _unsupported(self, capability: str) -> Unsupported:
+        can = ", ".join(DOES[c] for c in CAPABILITIES if c in self.capabilities)
+        return Unsupported(
+            f"'{self.name}' ({self.kind}) cannot {DOES.get(capability, capability)}; "
+            f"it can {can or 'do nothing the app asks'}."
+        )
+
+    def trace(self, inputs: Any, positions: bool = True) -> Trace:
+        """Everything one forward pass computed, for a text (or an image), as numpy."""
+        raise self._unsupported("trace")
+
+    def fill_mask(self, text: str, k: int = 5) -> list[Candidates]:
+        """One ranked (token, probability) list per [MASK] in the text, in order."""
+        raise self._unsupported("fill_mask")
+
+    def next_token(
+        self,
+        text: str,
+        k: int = 5,
+        temperature: float = 1.0,
+        top_k: int | None = None,
+        top_p: float | None = None,
+    ) -> Candidates:
+        """The k most likely next tokens after the text, with their (filtered) probabilities."""
+        raise self._unsupported("next_token")
+
+    def generate(
+        self,
+        prompt: str,
+        max_new_tokens: int = 20,
+        temperature: float = 1.0,
+        top_k: int | None = None,
+        top_p: float | None = None,
+        seed: int = 0,
+    ) -> Generation:
+        """A continuation sampled token by token; the same seed gives the same text."""
+        raise self._unsupported("generate")
+
+    def translate(self, text: str) -> Translation:
+        """The text in the target language, decoded greedily."""
+        raise self._unsupported("translate")
+
+    def classify(self, image: Any) -> Candidates:
+        """Every class with its probability, most likely first."""
+        raise self._unsupported("classify")
+
+    # -- Token-level helpers the pages use beside their capability (text models) ------------
+
+    def trace_ids(self, ids: list[int], positions: bool = True) -> Trace:
+        """`trace` for token ids as they are (a sentence with [MASK]s, a prompt plus the
+        tokens generated so far)."""
+        raise self._unsupported("trace")
+
+    def fill_mask_ids(self, ids: list[int], k: int = 5) -> list[Candidates]:
+        """`fill_mask` for token ids in which some ids are the [MASK] id."""
+        raise self._unsupported("fill_mask")
+
+    def next_distribution(self, ids: list[int], sampling: Sampling | None = None) -> np.ndarray:
+        """[V] probabilities of the token after `ids`, after `sampling`'s filters."""
+        raise self._unsupported("next_token")
+
+    def vocabulary(self) -> list[str]:
+        """Every token, by id."""
+        raise self._unsupported("list its vocabulary")
+
+    def special_ids(self) -> dict[str, int]:
+        """The special tokens' ids, by name ("[MASK]": 4)."""
+        raise self._unsupported("list its special tokens")
+
+    def decode(self, ids: list[int]) -> str:
+        """Token ids back to text (special tokens dropped)."""
+        raise self._unsupported("decode token ids")
+
+    # -- Weights, for the views ------------------------------------------------------------
+
+    def embedding_matrix(self) -> np.ndarray:
+        """[V, D] the token embedding table."""
+        raise self._unsupported("show its embedding table")
+
+    def nearest_tokens(self, token_id: int, k: int = 8) -> Candidates:
+        """The k vocabulary tokens whose embeddings have the highest cosine to this one."""
+        raise self._unsupported("find nearest tokens")
+
+    def attention_weights(self, layer: int) -> dict[str, np.ndarray]:
+        """W_Q, W_K, W_V as [H, D, Dh] (biases b_Q, b_K, b_V [H, Dh]); W_O [D, D], b_O [D]."""
+        raise self._unsupported("show its attention weights")

@@ -1,0 +1,214 @@
+"""What the from-scratch text Transformers share: tokens in, a Trace out.
+
+`TextTransformer` holds a trained module (model/transformer.py), its config, its tokenizer
+and its device; it turns text into ids ([BOS] text [EOS]) and a forward pass's Record into
+the numpy Trace of the contract. model/lm.py (encoder-only and decoder-only language
+models) and model/seq2seq.py (the encoder-decoder) build on it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from tokenizers import Tokenizer
+from torch import Tensor, nn
+
+from model.checkpoint import load_checkpoint
+from model.contract import Candidates, Model
+from model.tokenizer import BOS_ID, EOS_ID, SPECIAL_TOKENS
+from model.trace import LayerTrace, Trace
+from model.transformer import Config, LayerRecord, Record
+
+
+@dataclass
+class Encoded:
+    """A text as the model reads it."""
+
+    ids: list[int]  # with [BOS] (and [EOS] for an encoder) around the text's tokens
+    tokens: list[str]
+    offsets: list[tuple[int, int]]  # character span of each token; (0, 0) for specials
+    truncated: bool
+    n_input_tokens: int  # the text's tokens before truncation, specials included
+
+
+def to_numpy(x: Tensor) -> np.ndarray:
+    return x.detach().float().cpu().numpy()
+
+
+def layer_trace(layer: LayerRecord, i: int = 0, cross: bool = False) -> LayerTrace:
+    """Sentence i of a batch, one attention sublayer (self, or cross when `cross`), as numpy."""
+    attn = layer.cross_attn if cross else layer.self_attn
+    resid_pre, resid_mid = (
+        (layer.resid_mid, layer.resid_cross) if cross else (layer.resid_pre, layer.resid_mid)
+    )
+    return LayerTrace(
+        resid_pre=to_numpy(resid_pre[i]),
+        attn_input=to_numpy(attn.attn_input[i]),
+        q=to_numpy(attn.q[i]),
+        k=to_numpy(attn.k[i]),
+        v=to_numpy(attn.v[i]),
+        scores=to_numpy(attn.scores[i]),
+        attention=to_numpy(attn.attention[i]),
+        z=to_numpy(attn.z[i]),
+        attn_out=to_numpy(attn.attn_out[i]),
+        resid_mid=to_numpy(resid_mid[i]),
+        mlp_out=to_numpy(layer.mlp_out[i]),
+        resid_post=to_numpy(layer.resid_post[i]),
+    )
+
+
+class TextTransformer(Model):
+    """A trained text Transformer ready for the app: tokenize, run, trace."""
+
+    def __init__(
+        self, module: nn.Module, cfg: Config, tokenizer: Tokenizer, device: str, name: str
+    ) -> None:
+        self.module, self.cfg, self.tokenizer = module, cfg, tokenizer
+        self.device, self.name, self.kind = str(device), name, cfg.kind
+        self.max_len, self.positional = cfg.max_len, cfg.positional
+        self._specials = [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS]
+
+    @classmethod
+    def from_folder(cls, folder: str | Path, name: str, device: str) -> TextTransformer:
+        """The checkpoint in `folder` (safetensors + config.json + tokenizer.json)."""
+        module, cfg, tokenizer = load_checkpoint(folder, device)
+        return cls(module, cfg, tokenizer, device, name)
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    def encode(self, text: str, eos: bool = True) -> Encoded:
+        """[BOS] text [EOS] (or [BOS] text when `eos` is False), cut to the context."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, not {type(text).__name__}")
+        if not text.strip():
+            raise ValueError("The text is empty: type a sentence.")
+        enc = self.tokenizer.encode(text, add_special_tokens=False)
+        room = self.cfg.max_len - (2 if eos else 1)
+        ids, offsets = enc.ids[:room], [tuple(o) for o in enc.offsets[:room]]
+        n_input = len(enc.ids) + (2 if eos else 1)
+        ids, offsets = [BOS_ID, *ids], [(0, 0), *offsets]
+        if eos:
+            ids, offsets = [*ids, EOS_ID], [*offsets, (len(text), len(text))]
+        return Encoded(ids, self.tokens_of(ids), offsets, len(enc.ids) > room, n_input)
+
+    def encoded_ids(self, ids: list[int]) -> Encoded:
+        """Token ids as they are (a prompt plus generated tokens, a sentence with [MASK]s),
+        keeping the last `max_len`."""
+        ids = [int(i) for i in ids]
+        if not ids:
+            raise ValueError("no token ids to trace")
+        kept = ids[-self.cfg.max_len :]
+        return Encoded(
+            kept, self.tokens_of(kept), [(0, 0)] * len(kept), len(kept) < len(ids), len(ids)
+        )
+
+    def tokens_of(self, ids: list[int]) -> list[str]:
+        return [self.tokenizer.id_to_token(int(i)) for i in ids]
+
+    def decode(self, ids: list[int]) -> str:
+        """Token ids back to text (special tokens dropped)."""
+        return self.tokenizer.decode(list(ids), skip_special_tokens=True)
+
+    def vocabulary(self) -> list[str]:
+        return [self.tokenizer.id_to_token(i) for i in range(self.tokenizer.get_vocab_size())]
+
+    def special_ids(self) -> dict[str, int]:
+        return {t: i for t, i in zip(SPECIAL_TOKENS, self._specials, strict=True)}
+
+    # -- from a Record to a Trace ----------------------------------------------------------
+
+    def make_trace(
+        self,
+        enc: Encoded,
+        record: Record,
+        logits: Tensor | None,
+        causal: bool,
+        positions: bool,
+        seconds: float,
+    ) -> Trace:
+        """Sentence 0 of a forward pass's record as the numpy Trace of the contract."""
+        return Trace(
+            tokens=enc.tokens,
+            ids=np.array(enc.ids),
+            offsets=enc.offsets,
+            embeddings=to_numpy(record.embed[0]),
+            positional=to_numpy(record.pos_embed[0]),
+            layers=[layer_trace(layer) for layer in record.layers],
+            logits=to_numpy(logits[0]) if logits is not None else np.zeros((len(enc.ids), 0)),
+            causal=causal,
+            truncated=enc.truncated,
+            n_input_tokens=enc.n_input_tokens,
+            positions=positions,
+            device=self.device,
+            seconds=seconds,
+            cross_layers=[layer_trace(layer, cross=True) for layer in record.layers]
+            if record.layers and record.layers[0].cross_attn is not None
+            else [],
+        )
+
+    def timed(self, run):
+        """`run()` and its wall time in seconds (waiting for the GPU to finish)."""
+        start = time.perf_counter()
+        out = run()
+        if self.device.startswith("cuda"):
+            torch.cuda.synchronize()
+        return out, time.perf_counter() - start
+
+    # -- predictions -----------------------------------------------------------------------
+
+    def ranked(self, probs: Tensor, k: int) -> Candidates:
+        """The k most probable tokens (those with a probability above 0), most likely first."""
+        top = torch.topk(probs, min(k, probs.numel()))
+        return [
+            (self.tokenizer.id_to_token(int(i)), float(p))
+            for p, i in zip(top.values, top.indices, strict=True)
+            if p > 0
+        ]
+
+    def without_specials(self, logits: Tensor, keep: tuple[int, ...] = ()) -> Tensor:
+        """Logits with the special tokens (except `keep`) set to -inf: never predicted."""
+        drop = torch.tensor([i for i in self._specials if i not in keep], device=logits.device)
+        return logits.index_fill(-1, drop, float("-inf"))
+
+    # -- weights, for the views -------------------------------------------------------------
+
+    def stack(self) -> nn.Module:
+        """The stack that holds the embedding and the self-attention layers a Trace shows."""
+        return self.module.stack
+
+    def embedding_matrix(self) -> np.ndarray:
+        """[V, D] the token embedding table."""
+        return to_numpy(self.stack().embed.weight)
+
+    def nearest_tokens(self, token_id: int, k: int = 8) -> Candidates:
+        """The k vocabulary tokens whose embeddings have the highest cosine to this one."""
+        table = self.stack().embed.weight.detach()
+        unit = table / table.norm(dim=-1, keepdim=True).clamp_min(1e-8)
+        cos = self.without_specials(unit @ unit[token_id])
+        cos[token_id] = float("-inf")
+        top = torch.topk(cos, k)
+        return [
+            (self.tokenizer.id_to_token(int(i)), float(c))
+            for c, i in zip(top.values, top.indices, strict=True)
+        ]
+
+    def attention_weights(self, layer: int) -> dict[str, np.ndarray]:
+        """W_Q, W_K, W_V as [H, D, Dh] (and biases [H, Dh]); W_O as [D, D]: x @ W + b."""
+        mha = self.stack().layers[layer].self_attn
+        h, dh = self.cfg.n_heads, self.cfg.d_head
+        out: dict[str, np.ndarray] = {}
+        for name in ("q", "k", "v"):
+            lin = getattr(mha, f"w_{name}")
+            w = to_numpy(lin.weight).T  # (D, D): columns are h * Dh + j
+            out[f"w_{name}"] = w.reshape(w.shape[0], h, dh).transpose(1, 0, 2)
+            out[f"b_{name}"] = to_numpy(lin.bias).reshape(h, dh)
+        out["w_o"] = to_numpy(mha.w_o.weight).T
+        out["b_o"] = to_numpy(mha.w_o.bias)
+        return out
+
+    def n_parameters(self) -> int:
+        return sum(p.numel() for p in self.module.parameters())

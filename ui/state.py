@@ -1,0 +1,146 @@
+"""The session's shared state and the URL that mirrors it; the sidebar's input callbacks.
+
+State lives in plain `st.session_state` keys ("sentence", "model", "device") that the
+sidebar's widgets copy into from their `on_change` callbacks, so it survives a page change
+(Streamlit drops widget state between pages) and a page run alone by AppTest still works.
+The sentence, the model and the page are mirrored into the URL's query parameters, so a
+link opens the same view.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model import Trace
+from model.examples import DEFAULT_SENTENCE
+from ui import cache
+
+MAX_UPLOAD_BYTES = 1024 * 1024  # 1 MB
+MAX_URL_CHARS = 1500  # longer sentences are not put in the URL
+
+
+class UploadError(ValueError):
+    """An uploaded file that cannot be used as the sentence; the message says why."""
+
+
+def validate_upload(name: str, data: bytes) -> str:
+    """The text of an uploaded .txt/.md file, or an UploadError saying what is wrong."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise UploadError(
+            f"'{name}' is {len(data) / 1024 / 1024:.1f} MB; the limit is 1 MB. "
+            "Upload a shorter text file."
+        )
+    if not data.strip():
+        raise UploadError(f"'{name}' is empty: there is no sentence in it.")
+    if b"\x00" in data:
+        raise UploadError(f"'{name}' looks like a binary file, not text (it has NUL bytes).")
+    try:
+        text = data.decode("utf-8-sig", errors="strict")
+    except UnicodeDecodeError as err:
+        raise UploadError(
+            f"'{name}' is not UTF-8 text (byte {err.start} cannot be read). "
+            "Save it as UTF-8 and upload it again."
+        ) from None
+    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\f\v")
+    if controls > max(8, len(text) // 100):
+        raise UploadError(f"'{name}' looks like a binary file, not text.")
+    text = text.strip()
+    if not text:
+        raise UploadError(f"'{name}' is empty: there is no sentence in it.")
+    return text
+
+
+def _first(value: str | list[str] | None) -> str | None:
+    return value[-1] if isinstance(value, list) else value
+
+
+def init_state() -> None:
+    """Fill the shared state once per session, from the URL where it says something."""
+    state = st.session_state
+    if state.get("_initialised"):
+        return
+    params = st.query_params
+    sentence = _first(params.get("sentence"))
+    model_name = _first(params.get("model"))
+    if sentence is not None:
+        state["sentence"] = sentence
+    state.setdefault("sentence", DEFAULT_SENTENCE)
+    models = cache.catalogue()
+    if model_name in models:
+        state["model"] = model_name
+    state.setdefault("model", next(iter(models), ""))
+    state.setdefault("device", "auto")
+    state["_initialised"] = True
+
+
+def write_url(page: str, model_name: str) -> None:
+    """Mirror the sentence, the page's model and the page into the query parameters."""
+    sentence = st.session_state["sentence"]
+    wanted = {"page": page, "model": model_name}
+    if 0 < len(sentence) <= MAX_URL_CHARS:
+        wanted["sentence"] = sentence
+    elif "sentence" in st.query_params:
+        del st.query_params["sentence"]
+    for key, value in wanted.items():
+        if st.query_params.get(key) != value:
+            st.query_params[key] = value
+
+
+def reset_on_new_input(page: str, source: tuple, keys: dict, trace: Trace) -> None:
+    """The one reset mechanism: when this page sees a new (sentence, model), each of `keys`
+    goes back to its default: None (the widget's own default), or a function of the new
+    trace (a token to start on, tokens to mask)."""
+    state = st.session_state
+    seen = state.setdefault("_seen", {})
+    if seen.get(page) == source:
+        return
+    seen[page] = source
+    for key, default in keys.items():
+        if default is None:
+            state.pop(key, None)
+        else:
+            state[key] = default(trace)
+
+
+# --- The sidebar's callbacks -------------------------------------------------------------
+
+
+def set_sentence(text: str) -> None:
+    st.session_state["sentence"] = text
+    st.session_state["w_sentence"] = text
+
+
+def on_sentence() -> None:
+    st.session_state["sentence"] = st.session_state["w_sentence"]
+    st.session_state.pop("upload_error", None)
+
+
+def on_example() -> None:
+    choice = st.session_state.get("w_example")
+    if choice:
+        set_sentence(choice)
+        st.session_state.pop("upload_error", None)
+    st.session_state["w_example"] = None  # the menu is an action, not a state
+
+
+def on_upload() -> None:
+    file = st.session_state.get("w_upload")
+    st.session_state.pop("upload_error", None)
+    st.session_state.pop("upload_ok", None)
+    if file is None:
+        return
+    try:
+        text = validate_upload(file.name, file.getvalue())
+    except UploadError as err:
+        st.session_state["upload_error"] = str(err)
+        return
+    set_sentence(text)
+    st.session_state["upload_ok"] = f"Loaded '{file.name}': {len(text):,} characters."
+
+
+def on_model() -> None:
+    st.session_state["model"] = st.session_state["w_model"]
+
+
+def on_device() -> None:
+    st.session_state["device"] = st.session_state["w_device"]
