@@ -72,8 +72,9 @@ def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max
 
     c1, c2 = st.columns([3, 1])
     dims = c1.multiselect(
-        "Dimensions to draw as waves", list(range(d)), default=[0, 1, 8, 32], key="pos_dims"
-    )
+        "Dimensions to draw as waves", list(range(d)), default=[j for j in (0, 1, 8, 32) if j < d],
+        key="pos_dims",
+    )  # fmt: skip
     span = c2.slider("Positions", 8, max_len, min(max_len, max(64, len(t.tokens))), key="pos_span")
     if dims:
         waves = model.sinusoidal_encoding(span, d)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
+from model.checkpoint import save_checkpoint
 from model.lm import TransformerLM
 from model.transformer import Config, build
 from training.tokenizer import train_tokenizer
@@ -46,6 +49,14 @@ def tiny_model(tokenizer, kind: str = "encoder", seed: int = 0, **overrides) -> 
     torch.manual_seed(seed)
     cfg = tiny_config(kind, tokenizer.get_vocab_size(), **overrides)
     return TransformerLM(build(cfg).eval(), cfg, tokenizer, "cpu", f"tiny-{kind}")
+
+
+def save_tiny(folder: Path, tokenizer, kind: str, seed: int = 0, **overrides) -> Path:
+    """A tiny untrained checkpoint of `kind` ("encoder", "decoder", "encoder-decoder") in
+    `folder`, ready for model.load(folder) or model.register(name, folder)."""
+    torch.manual_seed(seed)
+    cfg = tiny_config(kind, tokenizer.get_vocab_size(), **overrides)
+    return save_checkpoint(build(cfg).eval(), cfg, tokenizer, folder)
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import model
 import ui.cache
 from model.examples import PROBES
+from tests.conftest import save_tiny
+from ui.registry import PAGES as PAGE_SPECS
 from ui.state import MAX_UPLOAD_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +94,40 @@ def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
         assert at.title[0].value.startswith(title)
         assert at.session_state["sentence"] == "the man bit the dog"
         assert at.text_area(key="w_sentence").value == "the man bit the dog"
+
+
+# --- a new model is a folder: every page it can serve runs on it ------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_models(tmp_path_factory, tiny_tokenizer) -> dict[str, str]:
+    """A fake tiny model of each kind, registered in a few lines: name by kind."""
+    names = {}
+    for kind in ("encoder", "decoder", "encoder-decoder"):
+        folder = save_tiny(tmp_path_factory.mktemp("tiny") / kind, tiny_tokenizer, kind)
+        names[kind] = model.register(f"tiny-{kind}", folder).name
+    yield names
+    for name in names.values():
+        model.unregister(name)
+
+
+@pytest.mark.parametrize("spec", PAGE_SPECS, ids=[s.key for s in PAGE_SPECS])
+def test_a_registered_tiny_model_serves_every_page_its_capabilities_allow(
+    tiny_models: dict[str, str], spec
+) -> None:
+    infos = model.catalogue()
+    served = [name for name in tiny_models.values() if spec.serves(infos[name])]
+    assert served, "every page so far serves an encoder or a decoder"
+    for name in served:
+        at = page(spec.key, "the dog bit the man", model=name)
+        assert_ok(at)
+        menu = at.selectbox(key="w_model")
+        offered = {option.split(" · ")[0] for option in menu.options}  # "name · what it is"
+        assert menu.value == name and set(tiny_models.values()) & offered == set(served)
+        assert any(f"· {name} ·" in c.value for c in at.sidebar.caption), "it really ran"
+        text = figure_text(at)
+        tokens = ui.cache.load_model(name, "cpu").encode("the dog bit the man").tokens
+        assert all(json.dumps(tok) in text for tok in tokens[1:4])  # "the dog bit" (man: masked)
 
 
 # --- the URL --------------------------------------------------------------------------------

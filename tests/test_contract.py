@@ -18,20 +18,12 @@ from safetensors.torch import load_file
 
 import model
 from model import CAPABILITIES, Unsupported
-from model.checkpoint import load_checkpoint, save_checkpoint
+from model.checkpoint import load_checkpoint
 from model.tokenizer import BOS_ID, MASK_ID, PAD_ID, UNK_ID
-from model.transformer import build
-from tests.conftest import tiny_config
+from tests.conftest import save_tiny
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = "the dog bit the man near the river"
-
-
-def save_tiny(folder: Path, tokenizer, kind: str, seed: int = 0, **overrides) -> Path:
-    """A tiny untrained checkpoint of `kind` in `folder`."""
-    torch.manual_seed(seed)
-    cfg = tiny_config(kind, tokenizer.get_vocab_size(), **overrides)
-    return save_checkpoint(build(cfg).eval(), cfg, tokenizer, folder)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,184 @@
+"""The layout's rules, checked: who may import what, thin pages, one registry that matches
+the files, every chart through the figure cache, every command answering --help, and the
+one Streamlit internal the app relies on (docs/ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ui.registry import PAGES
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_PAGE_LINES = 150
+
+
+def sources(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).glob("**/*.py"))
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Top-level names of every module `path` imports (at any depth of the file)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def imports_of(folder: str) -> dict[str, set[str]]:
+    return {str(p.relative_to(ROOT)): imported_modules(p) for p in sources(folder)}
+
+
+def breaks(folder: str, banned: set[str]) -> list[str]:
+    """'file imports module' for every import of `folder` whose top package is banned."""
+    return [
+        f"{file} imports {module}"
+        for file, modules in imports_of(folder).items()
+        for module in sorted(modules)
+        if module.split(".")[0] in banned
+    ]
+
+
+# --- import rules -----------------------------------------------------------------------------
+
+
+def test_viz_imports_neither_streamlit_nor_torch_nor_the_model() -> None:
+    assert not breaks("viz", {"streamlit", "torch", "model", "ui", "analysis"})
+
+
+def test_analysis_is_plain_numpy() -> None:
+    assert not breaks("analysis", {"streamlit", "torch", "ui", "viz"})
+
+
+def test_model_imports_neither_streamlit_nor_ui() -> None:
+    assert not breaks("model", {"streamlit", "ui", "pages", "viz", "analysis", "training"})
+
+
+def test_pages_import_no_torch_and_no_model_internals() -> None:
+    found = breaks("pages", {"torch"})
+    for file, modules in imports_of("pages").items():
+        found += [f"{file} imports {m}" for m in modules if m.startswith("model.")]
+    assert not found
+
+
+def test_the_app_at_run_time_never_imports_training() -> None:
+    assert not breaks("ui", {"training"}) and not breaks("pages", {"training"})
+
+
+def test_viz_and_analysis_load_without_torch_or_streamlit() -> None:
+    """The rule holds for what they import indirectly too."""
+    code = (
+        "import sys, viz, analysis; "
+        "bad = {'torch', 'streamlit'} & set(sys.modules); assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+def test_the_models_load_without_streamlit() -> None:
+    code = (
+        "import sys, model; model.load('mlm', 'cpu').trace('the cat'); "
+        "import model.seq2seq; bad = {'streamlit', 'ui'} & set(sys.modules); assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+
+def test_the_registry_and_the_page_files_match() -> None:
+    files = {p.stem for p in (ROOT / "pages").glob("*.py")}
+    assert files == {spec.key for spec in PAGES}
+    assert len({spec.key for spec in PAGES}) == len(PAGES)
+    for spec in PAGES:
+        text = (ROOT / spec.path).read_text()
+        assert f'frame(\n    "{spec.key}"' in text or f'frame("{spec.key}"' in text, spec.key
+
+
+@pytest.mark.parametrize("path", sources("pages"), ids=lambda p: p.name)
+def test_pages_are_thin(path: Path) -> None:
+    assert len(path.read_text().splitlines()) <= MAX_PAGE_LINES
+
+
+def test_no_page_names_a_model() -> None:
+    import model
+
+    names = set(model.catalogue())
+    for path in sources("pages"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                assert node.value not in names, f"{path.name} names the model {node.value!r}"
+
+
+def test_every_chart_goes_through_the_figure_cache() -> None:
+    """st.plotly_chart is called in one place only: ui/figures.py's chart()."""
+    callers = []
+    for folder in ("pages", "ui"):
+        for path in sources(folder):
+            if "plotly_chart" in path.read_text() and path.name != "figures.py":
+                callers.append(str(path.relative_to(ROOT)))
+    assert not callers
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+COMMANDS = [
+    ["-m", "training.data", "--help"],
+    ["-m", "training.train", "--help"],
+    ["-m", "training.evaluate", "--help"],
+    ["bench/bench_trace.py", "--help"],
+    ["bench/bench_apptest.py", "--help"],
+    ["bench/bench_browser.py", "--help"],
+    ["-m", "tests.e2e.screenshots", "--help"],
+]
+
+
+SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
+
+
+def snapshot() -> dict[str, float]:
+    """Every file of the checkout (caches and the venv aside) with its modification time
+    (0 for logs, which a background job may be writing)."""
+    files = {}
+    for folder, dirs, names in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        for name in names:
+            path = os.path.join(folder, name)
+            files[path] = 0.0 if name.endswith(".log") else os.stat(path).st_mtime
+    return files
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:-1]))
+def test_every_command_answers_help_without_side_effects(args: list[str]) -> None:
+    before = snapshot()
+    run = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "usage:" in run.stdout
+    assert snapshot() == before
+
+
+# --- the one Streamlit internal ---------------------------------------------------------------
+
+
+def test_streamlit_still_has_the_legacy_switch() -> None:
+    """ui.frame.leave_legacy_mode clears PagesManager.uses_pages_directory so that a shared
+    link to a page runs through app.py on a fresh server. If this fails after a Streamlit
+    upgrade, the deep-link fix no longer applies: re-check the pitfall in
+    docs/ARCHITECTURE.md ("Streamlit internals") and the e2e deep-link test."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    assert "uses_pages_directory" in vars(PagesManager), (
+        "streamlit.runtime.pages_manager.PagesManager.uses_pages_directory is gone: "
+        "ui/frame.py leave_legacy_mode() must be revisited"
+    )
+    assert isinstance(vars(PagesManager)["uses_pages_directory"], bool | None)
