@@ -1,7 +1,7 @@
 """The Streamlit app through AppTest: every page, the shared frame, the URL, bad input.
 
 Each page file is run on its own (AppTest runs a pages/ file without app.py, see the
-pitfall in DESIGN.md); every page draws the shared frame first, so that works. The
+pitfall in docs/ARCHITECTURE.md); every page draws the shared frame first, so that works. The
 figures are checked through the Plotly JSON in each chart's proto (`proto.spec`). The
 shipped checkpoints are used, so nothing here depends on what the model predicts.
 """
