@@ -14,6 +14,8 @@ import plotly.graph_objects as go
 import pytest
 
 import viz
+from analysis import pca_2d
+from model import additive_mask, causal_mask
 from viz._common import MAX_HEIGHT, MIN_HEIGHT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,10 +88,10 @@ def test_long_heatmap_height_is_capped_and_short_one_is_small(rng: np.random.Gen
 
 
 def test_figures_serialise_to_json(rng: np.random.Generator) -> None:
-    scores = rng.normal(size=(T, T)) + viz.causal_mask(T)
+    scores = rng.normal(size=(T, T)) + additive_mask(causal_mask(T))
     for fig in (
         viz.matrix_heatmap(scores, TOKENS, TOKENS, title="scores"),
-        viz.causal_mask_figure(TOKENS),
+        viz.causal_mask_figure(additive_mask(causal_mask(T)), TOKENS),
         viz.attention_grid(attention_weights(rng, 2, 2, T, T), TOKENS),
     ):
         json.loads(fig.to_json())  # JSON has no inf: masked cells must not break it
@@ -141,7 +143,7 @@ def test_matrix_heatmap_rows_are_tokens_columns_are_dimensions(rng: np.random.Ge
 
 
 def test_matrix_heatmap_small_prints_numbers_and_masks_infinity(rng: np.random.Generator) -> None:
-    scores = rng.normal(size=(3, 3)) + viz.causal_mask(3)
+    scores = rng.normal(size=(3, 3)) + additive_mask(causal_mask(3))
     fig = viz.matrix_heatmap(scores, ["a", "b", "c"], ["a", "b", "c"], hover_fmt=".2f")
     (trace,) = heatmaps(fig)
     assert trace.text is not None
@@ -184,17 +186,17 @@ def test_pca_2d_recovers_the_dominant_direction(rng: np.random.Generator) -> Non
     direction /= np.linalg.norm(direction)
     t = rng.normal(size=50)
     X = np.outer(t, direction) + 3.0  # rank 1 after centring
-    points = viz.pca_2d(X)
+    points = pca_2d(X)
     assert points.shape == (50, 2)
     np.testing.assert_allclose(np.abs(points[:, 0]), np.abs(t - t.mean()), atol=1e-9)
     np.testing.assert_allclose(points[:, 1], 0.0, atol=1e-9)
-    np.testing.assert_array_equal(points, viz.pca_2d(X))  # deterministic, sign included
-    np.testing.assert_allclose(viz.pca_2d(-X)[:, 0], -points[:, 0], atol=1e-9)  # same axis
+    np.testing.assert_array_equal(points, pca_2d(X))  # deterministic, sign included
+    np.testing.assert_allclose(pca_2d(-X)[:, 0], -points[:, 0], atol=1e-9)  # same axis
 
 
 def test_pca_2d_tiny_inputs() -> None:
-    assert viz.pca_2d(np.ones((1, 4))).shape == (1, 2)
-    assert viz.pca_2d(np.arange(6.0).reshape(3, 2)).shape == (3, 2)
+    assert pca_2d(np.ones((1, 4))).shape == (1, 2)
+    assert pca_2d(np.arange(6.0).reshape(3, 2)).shape == (3, 2)
 
 
 def test_embedding_map_one_trace_per_group(rng: np.random.Generator) -> None:
@@ -318,11 +320,11 @@ def test_attention_row_bars_over_the_keys(rng: np.random.Generator) -> None:
 
 
 def test_causal_mask_is_minus_infinity_exactly_above_the_diagonal() -> None:
-    mask = viz.causal_mask(T)
+    mask = additive_mask(causal_mask(T))
     above = np.triu(np.ones((T, T), dtype=bool), k=1)
     assert np.all(np.isneginf(mask[above])) and np.all(mask[~above] == 0)
 
-    fig = viz.causal_mask_figure(TOKENS)
+    fig = viz.causal_mask_figure(additive_mask(causal_mask(T)), TOKENS)
     (trace,) = heatmaps(fig)
     assert fig.layout.title.text == "causal mask: -∞ above the diagonal"
     np.testing.assert_array_equal(np.asarray(trace.z) == 1, above)  # dark exactly above
