@@ -44,7 +44,10 @@ def sidebar(models: list[str], chosen: str) -> st.delta_generator.DeltaGenerator
     infos = cache.catalogue()
 
     with st.sidebar:
-        st.markdown(f"**🔍 {APP_NAME}**: type a sentence here and watch a Transformer read it.")
+        st.markdown(
+            f":material/search: **{APP_NAME}**: type a sentence here and watch a "
+            "Transformer read it."
+        )
         st.text_area(
             "Sentence",
             key="w_sentence",
@@ -170,7 +173,10 @@ def frame(
     name = ss["model"] if ss["model"] in models else (models[0] if models else "")
     timing = sidebar(models, name)
     state.write_url(page, name or ss["model"])
-    st.caption(f"🔍 {APP_NAME} · {spec.section}")
+    st.caption(
+        f":material/search: {APP_NAME} · {spec.section} · type your own sentence in the "
+        "**Sentence** box of the sidebar (on the left)"
+    )
     st.title(spec.title)
     if intro:
         st.markdown(intro)
