@@ -150,6 +150,19 @@ def test_navigation_keeps_the_sentence(app_server, page, tokenizers) -> None:
     assert_clean(page)
 
 
+def test_a_deep_link_is_the_first_visit_of_a_fresh_server(page, tokenizers) -> None:
+    """Streamlit starts in its legacy pages/ mode; ui.frame.leave_legacy_mode makes the
+    first visit, a shared link to a page, run through app.py (docs/ARCHITECTURE.md)."""
+    with harness.StreamlitServer("app.py") as server:
+        server.wait_healthy(timeout=90)
+        harness.open_app(page, url(server, "attention", sentence=TYPED), charts=True)
+        assert page.locator("h1").first.inner_text().strip() == TITLES["attention"]
+        nav = page.get_by_test_id("stSidebarNav").inner_text()
+        assert "Inside the Transformer" in nav and TITLES["masked"] in nav, nav  # app.py's menu
+        wait_for_tokens(page, expected_tokens(tokenizers, "attention", TYPED))
+        assert_clean(page)
+
+
 def test_shared_url_with_page_param_and_model(app_server, page, tokenizers) -> None:
     """?page=attention&model=clm on the root URL opens the attention page with the clm model."""
     harness.open_app(
