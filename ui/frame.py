@@ -29,12 +29,46 @@ APP_NAME = "Transformer Glassbox"
 # --- The sidebar -----------------------------------------------------------------------
 
 
-def sidebar(models: list[str], chosen: str) -> st.delta_generator.DeltaGenerator:
-    """Draw the shared sidebar, its model menu offering `models`; returns a container for
-    the timing, filled later."""
+def _sentence_inputs() -> None:
+    """The shared sentence: a text box, the lecture's examples, an upload."""
     ss = st.session_state
-    # Copy the shared state into the widgets (their own state is dropped between pages).
-    ss["w_sentence"] = ss["sentence"]
+    ss["w_sentence"] = ss["sentence"]  # widget state is dropped between pages: copy it back
+    st.markdown(
+        f":material/search: **{APP_NAME}**: type a sentence here and watch a "
+        "Transformer read it."
+    )
+    st.text_area(
+        "Sentence",
+        key="w_sentence",
+        on_change=state.on_sentence,
+        height=110,
+        help="Type or paste a sentence, then press Ctrl+Enter (or click outside).",
+    )
+    st.selectbox(
+        "Lecture examples",
+        EXAMPLES,
+        index=None,
+        key="w_example",
+        on_change=state.on_example,
+        placeholder="Pick an example sentence…",
+    )
+    st.file_uploader(
+        "…or upload a text file (.txt, .md, at most 1 MB)",
+        type=["txt", "md"],
+        key="w_upload",
+        on_change=state.on_upload,
+    )
+    if ss.get("upload_error"):
+        # File names are user text: escaped, so markdown shows them as they are.
+        st.error(md_escape(ss["upload_error"] + " The previous sentence is kept."), icon="⚠️")
+    elif ss.get("upload_ok"):
+        st.caption(md_escape(ss["upload_ok"]))
+
+
+def sidebar(models: list[str], chosen: str, sentence: bool) -> st.delta_generator.DeltaGenerator:
+    """Draw the shared sidebar (the sentence inputs when the page reads the shared sentence),
+    its model menu offering `models`; returns a container for the timing, filled later."""
+    ss = st.session_state
     ss["w_model"] = chosen
     has_cuda = cache.cuda_available()
     devices = DEVICES if has_cuda else DEVICES[:2]
@@ -44,37 +78,10 @@ def sidebar(models: list[str], chosen: str) -> st.delta_generator.DeltaGenerator
     infos = cache.catalogue()
 
     with st.sidebar:
-        st.markdown(
-            f":material/search: **{APP_NAME}**: type a sentence here and watch a "
-            "Transformer read it."
-        )
-        st.text_area(
-            "Sentence",
-            key="w_sentence",
-            on_change=state.on_sentence,
-            height=110,
-            help="Type or paste a sentence, then press Ctrl+Enter (or click outside).",
-        )
-        st.selectbox(
-            "Lecture examples",
-            EXAMPLES,
-            index=None,
-            key="w_example",
-            on_change=state.on_example,
-            placeholder="Pick an example sentence…",
-        )
-        st.file_uploader(
-            "…or upload a text file (.txt, .md, at most 1 MB)",
-            type=["txt", "md"],
-            key="w_upload",
-            on_change=state.on_upload,
-        )
-        if ss.get("upload_error"):
-            # File names are user text: escaped, so markdown shows them as they are.
-            message = md_escape(ss["upload_error"] + " The previous sentence is kept.")
-            st.error(message, icon="⚠️")
-        elif ss.get("upload_ok"):
-            st.caption(md_escape(ss["upload_ok"]))
+        if sentence:
+            _sentence_inputs()
+        else:
+            st.markdown(f":material/search: **{APP_NAME}**")
         st.selectbox(
             "Model",
             models,
@@ -93,11 +100,32 @@ def sidebar(models: list[str], chosen: str) -> st.delta_generator.DeltaGenerator
         if not has_cuda:
             st.caption("cuda: no GPU found on this machine, so it cannot be chosen.")
         timing = st.container()
-        st.caption("The address bar holds the sentence, model and page: copy it to share.")
+        st.caption("The address bar holds the page and its choices: copy it to share.")
     return timing
 
 
 # --- The frame -------------------------------------------------------------------------
+
+
+@dataclass
+class Opened:
+    """A page whose frame is drawn and whose model is loaded (see `open_page`)."""
+
+    page: PageSpec
+    model_name: str  # the model this page runs
+    device: str  # where it runs
+    model: Model
+    timing: st.delta_generator.DeltaGenerator  # the sidebar's place for the timing
+
+    def show_timing(self, seconds: float, detail: str) -> None:
+        """The forward pass's wall time and what ran, in the sidebar."""
+        with self.timing:
+            st.metric(
+                "Forward pass",
+                f"{seconds * 1000:.1f} ms",
+                help="Wall time of this input's forward pass, measured when it first ran.",
+            )
+            st.caption(f"on **{self.device}** · {self.model_name} · {detail}")
 
 
 @dataclass
@@ -117,17 +145,19 @@ class View:
         return (self.sentence, self.model_name, self.device)
 
 
-def _load(name: str, choice: str, sentence: str) -> tuple[Model, Trace, str, str | None]:
-    """Model and trace on the chosen device; a GPU failure falls back to the CPU with a
-    warning."""
+def _load_model(name: str, choice: str) -> tuple[Model, str, str | None]:
+    """The model on the chosen device; a GPU failure falls back to the CPU with a warning."""
     try:
         device = model.pick_device(choice)
-        return cache.load_model(name, device), cache.get_trace(sentence, name, device), device, None
+        return cache.load_model(name, device), device, None
     except Exception as err:  # noqa: BLE001 - any CUDA failure: driver, memory, build
         if choice == "cpu":
             raise
-        warning = f"The GPU failed ({type(err).__name__}: {err}). Running on the CPU instead."
-        return cache.load_model(name, "cpu"), cache.get_trace(sentence, name, "cpu"), "cpu", warning
+        return cache.load_model(name, "cpu"), "cpu", _gpu_failed(err)
+
+
+def _gpu_failed(err: Exception) -> str:
+    return f"The GPU failed ({type(err).__name__}: {err}). Running on the CPU instead."
 
 
 def leave_legacy_mode() -> None:
@@ -151,19 +181,12 @@ def leave_legacy_mode() -> None:
         st.rerun()
 
 
-def frame(
-    page: str,
-    intro: str = "",
-    reset: dict[str, Callable[[Trace], object] | None] | None = None,
-) -> View:
-    """Sidebar, state, URL, page header, the model and the sentence's trace.
+def open_page(page: str, intro: str = "") -> Opened:
+    """Sidebar, state, URL, page header and the page's model, for a page that reads its own
+    input (a translation, an image); `frame` builds on it for the shared sentence.
 
     The model is the sidebar's choice when it can serve this page (ui/registry.py), else
-    the first one that can. `reset` names this page's widget keys that depend on the tokens
-    (a token picker, a position window, tokens to mask): when the sentence or the model
-    changes they go back to their defaults (None: the widget's own; a function: its value
-    for the new trace). Stops the page, with a message, when there is no sentence or no
-    model that can serve it.
+    the first one that can. Stops the page, with a message, when no model can serve it.
     """
     leave_legacy_mode()
     state.init_state()
@@ -171,20 +194,43 @@ def frame(
     ss = st.session_state
     models = cache.models_for(spec)
     name = ss["model"] if ss["model"] in models else (models[0] if models else "")
-    timing = sidebar(models, name)
-    state.write_url(page, name or ss["model"])
-    st.caption(
-        f":material/search: {APP_NAME} · {spec.section} · type your own sentence in the "
-        "**Sentence** box of the sidebar (on the left)"
-    )
+    shared = spec.reads == "sentence"
+    timing = sidebar(models, name, sentence=shared)
+    state.write_url(page, name or ss["model"], sentence=shared)
+    hint = " · type your own sentence in the **Sentence** box of the sidebar (on the left)"
+    st.caption(f":material/search: {APP_NAME} · {spec.section}{hint if shared else ''}")
     st.title(spec.title)
     if intro:
         st.markdown(intro)
     if not models:
         st.error(f"No model here can {DOES[spec.needs]}, so this page cannot run.")
         st.stop()
+    if name != ss["model"]:
+        st.caption(
+            f"This page needs a model that can {DOES[spec.needs]}: it runs {name}. "
+            f"The sidebar's {ss['model']} still applies on the pages it can serve."
+        )
+    m, device, warning = _load_model(name, ss["device"])
+    if warning:
+        st.warning(warning, icon="⚠️")
+    return Opened(spec, name, device, m, timing)
 
-    sentence = ss["sentence"]
+
+def frame(
+    page: str,
+    intro: str = "",
+    reset: dict[str, Callable[[Trace], object] | None] | None = None,
+) -> View:
+    """`open_page`, then the shared sentence's trace: the first line of every page that
+    reads the sidebar's sentence.
+
+    `reset` names this page's widget keys that depend on the tokens (a token picker, a
+    position window, tokens to mask): when the sentence or the model changes they go back
+    to their defaults (None: the widget's own; a function: its value for the new trace).
+    Stops the page, with a message, when there is no sentence.
+    """
+    opened = open_page(page, intro)
+    sentence, name, device = st.session_state["sentence"], opened.model_name, opened.device
     if not sentence.strip():
         st.info(
             "There is no sentence yet. Type one in the **Sentence** box in the sidebar (on "
@@ -192,15 +238,16 @@ def frame(
             icon="✍️",
         )
         st.stop()
-    if name != ss["model"]:
-        st.caption(
-            f"This page needs a model that can {DOES[spec.needs]}: it runs {name}. "
-            f"The sidebar's {ss['model']} still applies on the pages it can serve."
-        )
-    m, trace, device, warning = _load(name, ss["device"], sentence)
+    m = opened.model
+    try:
+        trace = cache.get_trace(sentence, name, device)
+    except Exception as err:  # noqa: BLE001 - a GPU failure during the pass: the CPU instead
+        if device == "cpu":
+            raise
+        st.warning(_gpu_failed(err), icon="⚠️")
+        m, device = cache.load_model(name, "cpu"), "cpu"
+        trace = cache.get_trace(sentence, name, device)
     state.reset_on_new_input(page, (sentence, name), reset or {}, trace)
-    if warning:
-        st.warning(warning, icon="⚠️")
     if trace.truncated:
         kept = len(trace.tokens)
         st.warning(
@@ -209,14 +256,6 @@ def frame(
             f"({kept / trace.n_input_tokens:.0%}) are used.",
             icon="✂️",
         )
-    with timing:
-        st.metric(
-            "Forward pass",
-            f"{trace.seconds * 1000:.1f} ms",
-            help="Wall time of this sentence's forward pass, measured when it first ran.",
-        )
-        st.caption(
-            f"on **{trace.device}** · {name} · {len(trace.tokens)} tokens · "
-            f"{trace.n_layers} layers × {trace.n_heads} heads"
-        )
-    return View(spec, sentence, name, device, m, trace)
+    detail = f"{len(trace.tokens)} tokens · {trace.n_layers} layers × {trace.n_heads} heads"
+    opened.show_timing(trace.seconds, detail)
+    return View(opened.page, sentence, name, device, m, trace)

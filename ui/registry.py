@@ -25,6 +25,7 @@ class PageSpec:
     section: str
     needs: str  # a capability of model.CAPABILITIES: "trace", "fill_mask", ...
     kinds: tuple[str, ...] = ()  # the model kinds it can draw; () for any kind
+    reads: str = "sentence"  # "sentence": the sidebar's shared sentence; "own": its own input
 
     @property
     def path(self) -> str:

@@ -73,12 +73,13 @@ def init_state() -> None:
     state["_initialised"] = True
 
 
-def write_url(page: str, model_name: str) -> None:
-    """Mirror the sentence, the page's model and the page into the query parameters."""
-    sentence = st.session_state["sentence"]
+def write_url(page: str, model_name: str, sentence: bool = True) -> None:
+    """Mirror the page, its model and (when the page reads it) the shared sentence into the
+    query parameters."""
+    text = st.session_state["sentence"] if sentence else ""
     wanted = {"page": page, "model": model_name}
-    if 0 < len(sentence) <= MAX_URL_CHARS:
-        wanted["sentence"] = sentence
+    if 0 < len(text) <= MAX_URL_CHARS:
+        wanted["sentence"] = text
     elif "sentence" in st.query_params:
         del st.query_params["sentence"]
     for key, value in wanted.items():
