@@ -368,3 +368,15 @@ def test_matrix_to_csv_round_trips_and_quotes() -> None:
     assert parsed[2] == ["a,b", "1.25", "2"]
     plain = list(csv.reader(io.StringIO(viz.matrix_to_csv(values, ["-", "+"]))))
     assert plain[0] == ["", "0", "1"] and [r[0] for r in plain[1:]] == ["-", "+"]
+
+
+def test_accuracy_by_length_draws_one_line_per_model() -> None:
+    fig = viz.accuracy_by_length(
+        range(1, 9), {"translate": [1.0] * 8, "<b>lstm</b>": [1, 1, 0.9, 0.8, 0.6, 0.4, 0.2, None]}
+    )
+    assert [t.name for t in fig.data] == ["translate", "&lt;b&gt;lstm&lt;/b&gt;"]
+    assert list(fig.data[1].y)[-1] is None and list(fig.data[0].x) == list(range(1, 9))
+    assert fig.layout.yaxis.tickformat == ".0%"
+    json.loads(fig.to_json())
+    with pytest.raises(ValueError, match="lengths"):
+        viz.accuracy_by_length([1, 2], {"m": [1.0]})

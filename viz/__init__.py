@@ -22,9 +22,11 @@ from viz.positional import (
 )
 from viz.predictions import distribution_bar, topk_bar
 from viz.tokens import token_strip
+from viz.translation import accuracy_by_length
 from viz.zoom import zoom
 
 __all__ = [
+    "accuracy_by_length",
     "attention_grid",
     "attention_heatmap",
     "attention_row",
