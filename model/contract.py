@@ -13,7 +13,7 @@ catalogue before PyTorch is imported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -88,6 +88,7 @@ class Translation:
     text: str  # the translation, decoded
     tokens: list[str]  # the target tokens, as displayed ([EOS] excluded)
     probs: list[float]  # the probability of each target token when it was picked
+    unknown: list[str] = field(default_factory=list)  # source words that became [UNK]
 
 
 class Model:

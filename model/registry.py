@@ -50,6 +50,14 @@ KIND_TABLE: dict[str, KindInfo] = {
         frozenset({"trace", "translate"}),
         "translation (encoder-decoder)",
     ),
+    "recurrent": KindInfo(
+        "model.lstm:RecurrentTranslator",
+        frozenset({"trace", "translate"}),
+        "LSTM encoder-decoder (recurrent)",
+    ),
+    "vision": KindInfo(
+        "model.vit:VisionModel", frozenset({"trace", "classify"}), "Vision Transformer (digits)"
+    ),
 }
 
 

@@ -18,7 +18,7 @@ from torch import Tensor, nn
 
 from model.contract import Translation
 from model.text import Encoded, TextTransformer
-from model.tokenizer import BOS_ID, EOS_ID
+from model.tokenizer import BOS_ID, EOS_ID, UNK_ID
 from model.trace import Trace
 from model.transformer import Record
 
@@ -57,9 +57,15 @@ class TransformerSeq2Seq(TextTransformer):
         return tgt[1:], probs
 
     def translate(self, text: str) -> Translation:
-        ids, probs = self.greedy(self.encode(text).ids)
+        source = self.encode(text)
+        ids, probs = self.greedy(source.ids)
         shown = ids[:-1] if ids and ids[-1] == EOS_ID else ids
-        return Translation(text, self.decode(shown), self.tokens_of(shown), probs[: len(shown)])
+        unknown = [
+            text[a:b] for i, (a, b) in zip(source.ids, source.offsets, strict=True) if i == UNK_ID
+        ]
+        return Translation(
+            text, self.decode(shown), self.tokens_of(shown), probs[: len(shown)], unknown
+        )
 
     def trace(self, inputs: str, positions: bool = True) -> Trace:
         """Translate the text greedily, then trace the pair (see `trace_pair`)."""

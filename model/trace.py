@@ -43,7 +43,15 @@ class LayerTrace:
 
 @dataclass
 class Trace:
-    """Tokens, embeddings, positions, every layer and head, and the logits."""
+    """Tokens, embeddings, positions, every layer and head, and the logits.
+
+    For a Vision Transformer the tokens are "[CLS]" and the image's patches ("patch 0,0"
+    is the top-left one) and `image` holds the input image.
+
+    A recurrent model (model/lstm.py) has no attention (`layers` and `cross_layers` are
+    empty); `states` holds its hidden state after each step (on a translator's trace the
+    decoder's, on its `.encoder` the encoder's) and `context` the one vector the decoder
+    starts from: the encoder's final hidden state."""
 
     tokens: list[str]  # what a person should see: "[BOS]", "cat", "##s", "[MASK]"
     ids: np.ndarray  # [T] token ids
@@ -60,6 +68,9 @@ class Trace:
     seconds: float = 0.0  # wall time of the forward pass
     cross_layers: list[LayerTrace] = field(default_factory=list)  # decoder -> encoder
     encoder: Trace | None = None  # the encoder's own trace, for an encoder-decoder
+    states: np.ndarray | None = None  # [T, D] a recurrent model's hidden state after each step
+    context: np.ndarray | None = None  # [D] the context vector (the encoder's final hidden state)
+    image: np.ndarray | None = None  # the input image, as the model read it ([8, 8], 0-16 scale)
 
     @property
     def n_layers(self) -> int:

@@ -52,9 +52,14 @@ def tiny_model(tokenizer, kind: str = "encoder", seed: int = 0, **overrides) -> 
 
 
 def save_tiny(folder: Path, tokenizer, kind: str, seed: int = 0, **overrides) -> Path:
-    """A tiny untrained checkpoint of `kind` ("encoder", "decoder", "encoder-decoder") in
-    `folder`, ready for model.load(folder) or model.register(name, folder)."""
+    """A tiny untrained checkpoint of `kind` ("encoder", "decoder", "encoder-decoder",
+    "recurrent") in `folder`, ready for model.load(folder) or model.register(name, folder)."""
     torch.manual_seed(seed)
+    if kind == "recurrent":
+        from model.lstm import LSTMSeq2Seq, RecurrentConfig
+
+        cfg = RecurrentConfig(vocab_size=tokenizer.get_vocab_size(), d_model=32, max_len=24)
+        return save_checkpoint(LSTMSeq2Seq(cfg).eval(), cfg, tokenizer, folder)
     cfg = tiny_config(kind, tokenizer.get_vocab_size(), **overrides)
     return save_checkpoint(build(cfg).eval(), cfg, tokenizer, folder)
 

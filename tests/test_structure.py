@@ -99,7 +99,8 @@ def test_the_registry_and_the_page_files_match() -> None:
     assert len({spec.key for spec in PAGES}) == len(PAGES)
     for spec in PAGES:
         text = (ROOT / spec.path).read_text()
-        assert f'frame(\n    "{spec.key}"' in text or f'frame("{spec.key}"' in text, spec.key
+        opens = [f'{f}(\n    "{spec.key}"' for f in ("frame", "open_page")]
+        assert any(o in text for o in opens), f"{spec.path} must open with its own key"
 
 
 @pytest.mark.parametrize("path", sources("pages"), ids=lambda p: p.name)
@@ -133,6 +134,7 @@ COMMANDS = [
     ["-m", "training.data", "--help"],
     ["-m", "training.train", "--help"],
     ["-m", "training.evaluate", "--help"],
+    ["-m", "training.translation", "--help"],
     ["bench/bench_trace.py", "--help"],
     ["bench/bench_apptest.py", "--help"],
     ["bench/bench_browser.py", "--help"],

@@ -8,11 +8,13 @@ comes back as numpy or plain Python, a fresh copy per call.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import streamlit as st
 
 import model
-from model import Model, ModelInfo, Sampling, Trace
+from model import Model, ModelInfo, Sampling, Trace, Translation
 from ui.registry import PageSpec
 
 WARM_UP_TEXT = "The cat sat on the mat."
@@ -67,6 +69,20 @@ def next_distribution(
 ) -> np.ndarray:
     """[V] probabilities of the next token after `ids`, after temperature/top-k/top-p."""
     return load_model(name, device).next_distribution(list(ids), sampling)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def translate(text: str, name: str, device: str) -> Translation:
+    """The greedy translation of `text` by model `name`."""
+    return load_model(name, device).translate(text)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def translation_report() -> dict:
+    """assets/models/translation_evaluation.json: the translators' scores on the test split
+    ({} when it is missing), read once, never recomputed per visit."""
+    path = model.MODELS_DIR / "translation_evaluation.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -48,5 +48,9 @@ PAGES: list[PageSpec] = [
              "fill_mask", TEXT_KINDS),
     PageSpec("causal", "Causal prediction (GPT)", ":material/trending_flat:",
              "What the models predict", "next_token", TEXT_KINDS),
+    PageSpec("rnn", "From RNNs to attention", ":material/linear_scale:", "Translation",
+             "translate", ("recurrent",), reads="own"),
+    PageSpec("cross_attention", "Encoder-decoder and cross-attention", ":material/translate:",
+             "Translation", "translate", ("encoder-decoder",), reads="own"),
 ]  # fmt: skip
 BY_KEY: dict[str, PageSpec] = {p.key: p for p in PAGES}

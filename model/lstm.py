@@ -1,0 +1,276 @@
+"""The RNN bottleneck: an LSTM encoder-decoder without attention, as the lecture opens.
+
+    m = model.load("lstm")                 # a checkpoint folder whose kind is "recurrent"
+    m.translate("i go to school")          # greedy decoding, token by token
+    t = m.trace("i go to school")
+    t.encoder.states                       # [S, D] the encoder's hidden state after each token
+    t.context                              # [D] the one vector the decoder gets: the
+                                           #     encoder's final hidden state h
+    t.states                               # [T, D] the decoder's hidden state after each step
+
+The encoder reads [BOS] source [EOS] and keeps only its final state (h, c). The decoder
+starts from that state and reads [BOS] y1 ... yn, predicting y1 ... yn [EOS]; it sees nothing
+else of the source: no attention, so the whole sentence must pass through h (D numbers,
+as wide as the Transformer's d_model). One layer by default, so the context vector is that
+layer's h (with more layers: the top layer's, the decoder starting from every layer's).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file
+from tokenizers import Tokenizer
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from model.checkpoint import CONFIG, TOKENIZER, WEIGHTS
+from model.contract import Model, Translation
+from model.text import Encoded, to_numpy
+from model.tokenizer import BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK_ID
+from model.trace import Trace
+
+State = tuple[Tensor, Tensor]  # (h, c), each (L, B, D): L layers, B sentences
+
+
+@dataclass
+class RecurrentConfig:
+    """Hyper-parameters; stored inside every checkpoint so loading needs nothing else."""
+
+    kind: str = "recurrent"
+    vocab_size: int = 4096  # V: one vocabulary for both languages
+    d_model: int = 128  # D: embedding width = hidden state width = the context vector's
+    n_layers: int = 1  # stacked LSTM layers in the encoder and in the decoder
+    max_len: int = 128  # the longest source, and the longest translation, in tokens
+    dropout: float = 0.1  # on embeddings and decoder outputs, during training only
+    pad_id: int = 0  # the [PAD] token: the encoder stops before it
+
+
+@dataclass
+class RecurrentRecord:
+    """What one forward pass computed, still as tensors."""
+
+    source_embed: Tensor  # (B, S, D) source token embeddings
+    encoder_states: Tensor  # (B, S, D) the encoder's (top layer's) h after each token
+    context: Tensor  # (B, D) the encoder's final h: all the decoder gets of the source
+    target_embed: Tensor  # (B, T, D) target token embeddings
+    decoder_states: Tensor  # (B, T, D) the decoder's (top layer's) h after each step
+
+
+class LSTMSeq2Seq(nn.Module):
+    """Embedding (shared by both languages) -> LSTM encoder -> (h, c) -> LSTM decoder -> V."""
+
+    def __init__(self, cfg: RecurrentConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        d, between = cfg.d_model, cfg.dropout if cfg.n_layers > 1 else 0.0
+        self.embed = nn.Embedding(cfg.vocab_size, d)
+        self.encoder = nn.LSTM(d, d, cfg.n_layers, batch_first=True, dropout=between)
+        self.decoder = nn.LSTM(d, d, cfg.n_layers, batch_first=True, dropout=between)
+        self.drop = nn.Dropout(cfg.dropout)
+        self.unembed = nn.Linear(d, cfg.vocab_size)  # hidden state -> logits
+
+    def encode(self, src: Tensor) -> tuple[Tensor, Tensor, State]:
+        """src (B, S) right-padded ids -> embeddings (B, S, D), states (B, S, D; zeros after
+        a sentence's end) and the final (h, c), each (L, B, D), at each sentence's last token."""
+        embed = self.embed(src)  # (B, S, D)
+        lengths = (src != self.cfg.pad_id).sum(1).cpu()
+        packed = pack_padded_sequence(
+            self.drop(embed), lengths, batch_first=True, enforce_sorted=False
+        )
+        out, final = self.encoder(packed)
+        states, _ = pad_packed_sequence(out, batch_first=True, total_length=src.size(1))
+        return embed, states, final
+
+    def decode(self, tgt: Tensor, state: State) -> tuple[Tensor, Tensor, Tensor, State]:
+        """tgt (B, T) ids, from `state` (h, c) -> logits (B, T, V), embeddings (B, T, D),
+        states (B, T, D) and the state after the last step (to continue one step at a time)."""
+        embed = self.embed(tgt)  # (B, T, D)
+        states, state = self.decoder(self.drop(embed), state)  # (B, T, D)
+        return self.unembed(self.drop(states)), embed, states, state
+
+    def forward(self, src: Tensor, tgt: Tensor) -> tuple[Tensor, RecurrentRecord]:
+        """src (B, S), tgt (B, T) -> logits (B, T, V) and the record of the pass."""
+        source_embed, encoder_states, final = self.encode(src)
+        logits, target_embed, decoder_states, _ = self.decode(tgt, final)
+        record = RecurrentRecord(
+            source_embed, encoder_states, final[0][-1], target_embed, decoder_states
+        )
+        return logits, record
+
+
+# --- Checkpoints: the same folder format as the Transformers' (model/checkpoint.py) ---------
+
+
+def load_recurrent(
+    folder: str | Path, device: str = "cpu"
+) -> tuple[LSTMSeq2Seq, RecurrentConfig, Tokenizer]:
+    """Model (eval mode, on `device`), config and tokenizer from a checkpoint folder; written
+    by model.checkpoint.save_checkpoint. Safetensors and JSON only: nothing is executed."""
+    folder = Path(folder)
+    if not (folder / WEIGHTS).is_file():
+        raise FileNotFoundError(f"no checkpoint in {folder} (missing {WEIGHTS})")
+    raw = json.loads((folder / CONFIG).read_text())
+    cfg = RecurrentConfig(**{f.name: raw[f.name] for f in fields(RecurrentConfig) if f.name in raw})
+    module = LSTMSeq2Seq(cfg)
+    module.load_state_dict(load_file(str(folder / WEIGHTS)))  # strict: every weight, no other
+    tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
+    return module.to(device).eval(), cfg, tokenizer
+
+
+# --- What the app asks of it ----------------------------------------------------------------
+
+
+class RecurrentTranslator(Model):
+    """A trained LSTM encoder-decoder, ready for the app: translate and trace."""
+
+    kind = "recurrent"
+    positional = "none"  # order comes from reading one token after the other
+
+    def __init__(
+        self,
+        module: LSTMSeq2Seq,
+        cfg: RecurrentConfig,
+        tokenizer: Tokenizer,
+        device: str,
+        name: str,
+    ) -> None:
+        self.module, self.cfg, self.tokenizer = module, cfg, tokenizer
+        self.device, self.name, self.max_len = str(device), name, cfg.max_len
+
+    @classmethod
+    def from_folder(cls, folder: str | Path, name: str, device: str) -> RecurrentTranslator:
+        module, cfg, tokenizer = load_recurrent(folder, device)
+        return cls(module, cfg, tokenizer, device, name)
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    def encode(self, text: str, eos: bool = True) -> Encoded:
+        """[BOS] text [EOS] (or [BOS] text when `eos` is False), cut to max_len."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, not {type(text).__name__}")
+        if not text.strip():
+            raise ValueError("The text is empty: type a sentence.")
+        enc = self.tokenizer.encode(text, add_special_tokens=False)
+        room = self.cfg.max_len - (2 if eos else 1)
+        ids = [BOS_ID, *enc.ids[:room], *([EOS_ID] if eos else [])]
+        offsets = [(0, 0), *[tuple(o) for o in enc.offsets[:room]]]
+        offsets += [(len(text), len(text))] if eos else []
+        n_input = len(enc.ids) + (2 if eos else 1)  # specials included
+        return Encoded(ids, self.tokens_of(ids), offsets, len(enc.ids) > room, n_input)
+
+    def tokens_of(self, ids: list[int]) -> list[str]:
+        return [self.tokenizer.id_to_token(int(i)) for i in ids]
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tokenizer.decode(list(ids), skip_special_tokens=True)
+
+    def vocabulary(self) -> list[str]:
+        return [self.tokenizer.id_to_token(i) for i in range(self.tokenizer.get_vocab_size())]
+
+    def special_ids(self) -> dict[str, int]:
+        return {t: self.tokenizer.token_to_id(t) for t in SPECIAL_TOKENS}
+
+    def embedding_matrix(self) -> np.ndarray:
+        return to_numpy(self.module.embed.weight)
+
+    # -- translate ------------------------------------------------------------------------
+
+    @torch.inference_mode()
+    def greedy(self, src_ids: list[int]) -> tuple[list[int], list[float]]:
+        """The target ids after [BOS], each the most likely next token (special tokens but
+        [EOS] aside), up to [EOS] or max_len; and each one's probability."""
+        src = torch.tensor([src_ids], device=self.device)
+        _, _, state = self.module.encode(src)  # the context: (h, c), each (L, 1, D)
+        never = torch.tensor(
+            [i for i in self.special_ids().values() if i != EOS_ID], device=self.device
+        )
+        token, ids, probs = BOS_ID, [], []
+        while len(ids) < self.cfg.max_len - 1:  # room for [BOS] in the trace
+            step = torch.tensor([[token]], device=self.device)
+            logits, _, _, state = self.module.decode(step, state)  # one step, from `state`
+            p = torch.softmax(logits[0, -1].float().index_fill(0, never, float("-inf")), -1)
+            token = int(p.argmax())
+            ids.append(token)
+            probs.append(float(p[token]))
+            if token == EOS_ID:
+                break
+        return ids, probs
+
+    def translate(self, text: str) -> Translation:
+        source = self.encode(text)
+        ids, probs = self.greedy(source.ids)
+        shown = ids[:-1] if ids and ids[-1] == EOS_ID else ids
+        unknown = [
+            text[a:b] for i, (a, b) in zip(source.ids, source.offsets, strict=True) if i == UNK_ID
+        ]
+        return Translation(
+            text, self.decode(shown), self.tokens_of(shown), probs[: len(shown)], unknown
+        )
+
+    # -- trace ----------------------------------------------------------------------------
+
+    def trace(self, inputs: str, positions: bool = True) -> Trace:
+        """Translate the text greedily, then trace the pair (see `trace_pair`). `positions` is
+        accepted for the contract; a recurrent model adds no positional encoding."""
+        source = self.encode(inputs)
+        ids, _ = self.greedy(source.ids)
+        return self._trace(source, [BOS_ID, *[i for i in ids if i != EOS_ID]])
+
+    def trace_pair(self, source: str, target: str, positions: bool = True) -> Trace:
+        """The decoder reading a given target (teacher forcing) from the source's context
+        vector: the Trace of the decoder, with the encoder's in `.encoder`."""
+        return self._trace(self.encode(source), self.encode(target, eos=False).ids)
+
+    @torch.inference_mode()
+    def _trace(self, source: Encoded, target_ids: list[int]) -> Trace:
+        target_ids = target_ids[: self.cfg.max_len]
+        src = torch.tensor([source.ids], device=self.device)
+        tgt = torch.tensor([target_ids], device=self.device)
+        start = time.perf_counter()
+        logits, rec = self.module(src, tgt)
+        if self.device.startswith("cuda"):
+            torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
+        context = to_numpy(rec.context[0])  # [D]
+        encoder = self._steps(source, rec.source_embed, rec.encoder_states, None, context, 0.0)
+        n = len(target_ids)
+        target = Encoded(target_ids, self.tokens_of(target_ids), [(0, 0)] * n, False, n)
+        trace = self._steps(target, rec.target_embed, rec.decoder_states, logits, context, seconds)
+        trace.encoder = encoder
+        return trace
+
+    def _steps(
+        self,
+        enc: Encoded,
+        embed: Tensor,
+        states: Tensor,
+        logits: Tensor | None,
+        context: np.ndarray,
+        seconds: float,
+    ) -> Trace:
+        """One side (encoder or decoder) of sentence 0 as a Trace: no attention layers, the
+        hidden state after each step instead."""
+        n = len(enc.ids)
+        return Trace(
+            tokens=enc.tokens,
+            ids=np.array(enc.ids),
+            offsets=enc.offsets,
+            embeddings=to_numpy(embed[0]),
+            positional=np.zeros((n, self.cfg.d_model), dtype=np.float32),
+            layers=[],
+            logits=to_numpy(logits[0]) if logits is not None else np.zeros((n, 0)),
+            causal=True,  # each state has read only the tokens up to its own
+            truncated=enc.truncated,
+            n_input_tokens=enc.n_input_tokens,
+            positions=False,  # no positional encoding: order is the reading order
+            device=self.device,
+            seconds=seconds,
+            states=to_numpy(states[0]),  # [T, D]
+            context=context,  # [D]
+        )

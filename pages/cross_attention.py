@@ -1,0 +1,113 @@
+"""Translation 2. Encoder-decoder and cross-attention: the decoder looks back at every word."""
+
+import streamlit as st
+
+import analysis
+import viz
+from model import Trace
+from ui import cache
+from ui.figures import chart
+from ui.frame import open_page
+from ui.show import download_json, layer_head
+from ui.translation import BANKS, english_sentence, reference, stop_if_unknown
+
+opened = open_page(
+    "cross_attention",
+    "The encoder reads the English sentence with self-attention; the decoder writes Korean "
+    "one token at a time, looking only **left** at what it wrote (masked self-attention) "
+    "and, through **cross-attention**, at every English word: queries come from the "
+    "decoder, keys and values from the encoder. Korean puts the verb last (subject, "
+    "object, verb), so watch each Korean word find its English source out of order.",
+)
+name, device = opened.model_name, opened.device
+text = english_sentence()
+out = cache.translate(text, name, device)
+stop_if_unknown(out, cache.vocabulary(name, device))
+t = cache.get_trace(text, name, device)
+src = t.encoder
+opened.show_timing(t.seconds, f"{len(src.tokens)} → {len(t.tokens)} tokens")
+expected = reference(text)
+verdict = "" if expected is None else (" (exact)" if out.text == expected else " (wrong)")
+st.markdown(f"**{name}** translates{verdict}:")
+st.code(out.text or "(nothing)", language=None, wrap_lines=True)
+if expected and out.text != expected:
+    st.caption(f"The grammar's translation: {expected}")
+where = (text, name, device)
+chart("xa_source", where, viz.token_strip, src.tokens, src.ids, title="source (encoder)",
+      filename="source_tokens")  # fmt: skip
+chart("xa_target", where, viz.token_strip, t.tokens, t.ids, title="target (decoder input)",
+      filename="target_tokens")  # fmt: skip
+
+
+# Three kinds of attention in one layer and head (the pickers rerun only this part)
+@st.fragment
+def attention_views(t: Trace, where: tuple) -> None:
+    st.subheader("Self-attention, masked self-attention, cross-attention")
+    layer, head, label = layer_head("xa", t.n_layers, t.n_heads)
+    src = t.encoder
+    views = [
+        ("xa_encoder", src.layers[min(layer, src.n_layers - 1)], src.tokens, None,
+         f"encoder self-attention, {label}"),
+        ("xa_decoder", t.layers[layer], t.tokens, None,
+         f"decoder masked self-attention, {label}"),
+        ("xa_cross", t.cross_layers[layer], t.tokens, src.tokens,
+         f"cross-attention: Korean queries × English keys, {label}"),
+    ]  # fmt: skip
+    left, right = st.columns(2)
+    places = [left, right, st.container()]
+    for place, (widget, lay, rows, keys, title) in zip(places, views, strict=True):
+        weights = lay.attention.mean(0) if head == "average" else lay.attention[head]
+        with place:
+            chart(widget, (where, layer, head), viz.attention_heatmap, weights, rows,
+                  title=title, key_tokens=keys, filename=widget)  # fmt: skip
+    st.caption(
+        "Rows are queries, columns keys; every row sums to 1. In cross-attention each Korean "
+        "row shows which English words that step read: the object before the verb."
+    )
+
+    st.subheader("Decoding, one token at a time")
+    step = st.slider("Step", 1, len(t.tokens), 1, key="xa_step",
+                     help="The decoder has read the target up to this token.")  # fmt: skip
+    i = step - 1
+    specials = cache.special_ids(where[1], where[2])
+    probs = analysis.prediction_probs(
+        t.logits[[i]], [v for k, v in specials.items() if k != "[EOS]"]
+    )[0]
+    vocab = cache.vocabulary(where[1], where[2])
+    weights = t.cross_layers[layer].attention
+    row = (weights.mean(0) if head == "average" else weights[head])[i]
+    left, right = st.columns(2)
+    with left:
+        chart("xa_next", (where, i), viz.distribution_bar, probs, vocab, 8,
+              title=f"after “{t.tokens[i]}”, the next token", filename="next_token")  # fmt: skip
+    with right:
+        chart("xa_row", (where, layer, head, i), viz.attention_row, row, src.tokens,
+              t.tokens[i], title=f"“{t.tokens[i]}” looks at… ({label})",
+              filename="cross_row")  # fmt: skip
+
+
+attention_views(t, where)
+
+# The two banks: 은행 (money) and 강둑 (river), and what each looks at in the English
+st.subheader("Two banks")
+cols = st.columns(2)
+for n, (place, sentence) in enumerate(zip(cols, BANKS, strict=True)):
+    bt = cache.get_trace(sentence, name, device)
+    hits = [i for i, tok in enumerate(bt.tokens) if "은행" in tok or "강둑" in tok]
+    with place:
+        st.markdown(f"*{sentence}*")
+        if not hits:
+            st.caption("The translation has no 은행 or 강둑: " + " ".join(bt.tokens[1:]))
+            continue
+        i = hits[0]
+        row = bt.cross_layers[-1].attention.mean(0)[i]
+        top = int(row.argmax())
+        chart(f"xa_bank_{n}", (sentence, name, device), viz.attention_row,
+              row, bt.encoder.tokens, bt.tokens[i], filename="bank_cross_attention",
+              title=f"“{bt.tokens[i]}” in the last layer (average of heads)")  # fmt: skip
+        st.caption(f"Its strongest English key: “{bt.encoder.tokens[top]}” ({row[top]:.0%}).")
+
+record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
+record |= {"probabilities": out.probs, "source_tokens": src.tokens, "target_tokens": t.tokens}
+record["cross_attention[layer][head][target][source]"] = [c.attention for c in t.cross_layers]
+download_json("Translation and cross-attention (JSON)", record, "xa_dl_json", "cross.json")

@@ -1,0 +1,78 @@
+"""The translation pages' shared input: one English sentence of the toy grammar (kept for
+both pages in session state "tr_sentence"), the lecture's presets, and what to do with words
+outside the vocabulary."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model import Translation
+from model.examples import TRANSLATION_EXAMPLES, TRANSLATION_PROBES
+from ui.show import md_escape
+
+BANKS = TRANSLATION_PROBES[3:5]  # the money bank (은행) and the river bank (강둑)
+MAX_CHARS = 2000  # longer input is cut before it reaches the model (the context is far less)
+
+
+def _on_sentence() -> None:
+    st.session_state["tr_sentence"] = st.session_state["w_tr_sentence"][:MAX_CHARS]
+
+
+def _on_example() -> None:
+    choice = st.session_state.get("w_tr_example")
+    if choice:
+        st.session_state["tr_sentence"] = st.session_state["w_tr_sentence"] = choice
+    st.session_state["w_tr_example"] = None  # the menu is an action, not a state
+
+
+def english_sentence() -> str:
+    """The English sentence box and the lecture's presets; stops the page when it is empty."""
+    ss = st.session_state
+    ss.setdefault("tr_sentence", next(iter(TRANSLATION_EXAMPLES)))
+    ss["w_tr_sentence"] = ss["tr_sentence"]  # widget state is dropped between pages
+    left, right = st.columns([3, 2])
+    left.text_input(
+        "English sentence",
+        key="w_tr_sentence",
+        on_change=_on_sentence,
+        help="Words of the toy grammar (see the vocabulary below), up to eight clauses "
+        "joined by “and”. Press Enter.",
+    )
+    right.selectbox(
+        "Lecture examples",
+        list(TRANSLATION_EXAMPLES),
+        index=None,
+        key="w_tr_example",
+        on_change=_on_example,
+        placeholder="Pick a sentence…",
+    )
+    text = ss["tr_sentence"]
+    if not text.strip():
+        st.info("Type an English sentence above, or pick one of the lecture's.", icon="✍️")
+        st.stop()
+    return text
+
+
+def english_vocabulary(vocabulary: list[str]) -> list[str]:
+    """The English words of a shared English/Korean vocabulary (specials aside)."""
+    return sorted(w for w in vocabulary if w.isascii() and w.isalpha())
+
+
+def stop_if_unknown(translation: Translation, vocabulary: list[str]) -> None:
+    """Name the words the model does not know, list the ones it does, and stop the page."""
+    if not translation.unknown:
+        return
+    words = ", ".join(f"“{w}”" for w in dict.fromkeys(translation.unknown))
+    st.error(
+        md_escape(f"Not in the toy grammar's vocabulary: {words}. ")
+        + "The translators only know the words below; try one of the lecture's examples.",
+        icon="📖",
+    )
+    st.code(" ".join(english_vocabulary(vocabulary)), language=None, wrap_lines=True)
+    st.stop()
+
+
+def reference(text: str) -> str | None:
+    """The grammar's own translation of a preset (None for a typed sentence)."""
+    key = " ".join(text.lower().strip().rstrip(".!?").split())
+    return TRANSLATION_EXAMPLES.get(key)
