@@ -18,7 +18,7 @@ import sys
 from tests.e2e.harness import ARTIFACTS, ROOT
 from ui.registry import PAGES as REGISTRY
 
-PAGES = [p.key for p in REGISTRY]
+PAGES = [p.key for p in REGISTRY]  # every page: tests/e2e saves a screenshot of each
 SOURCE = ARTIFACTS / "screenshots"
 TARGET = ROOT / "assets" / "screenshots"
 

@@ -1,0 +1,52 @@
+"""The two translation pages in a real browser: a lecture preset translates, the charts show
+its tokens, a typed sentence updates them, an unknown word is named (as text, never HTML)
+and the page keeps working. Screenshots: artifacts/screenshots/<page>.png."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e import harness
+from tests.e2e.test_pages import TITLES, assert_clean, url, wait_for_tokens
+
+pytestmark = pytest.mark.e2e
+
+TRANSLATION_PAGES = ["rnn", "cross_attention"]
+SECOND = "the dog bit the man"
+UNKNOWN = "the zebra <b>bit</b> the man"
+
+
+def english_box(page):
+    return page.get_by_role("textbox", name="English sentence")
+
+
+def type_english(page, text: str) -> None:
+    box = english_box(page)
+    box.fill(text)
+    harness.after_rerun(page, lambda: box.press("Enter"))
+
+
+@pytest.mark.parametrize("page_key", TRANSLATION_PAGES)
+def test_a_translation_page_translates_and_follows_typing(
+    app_server, page, screenshot_dir, page_key
+) -> None:
+    harness.open_app(page, url(app_server, page_key), charts=True)
+    assert page.locator("h1").first.inner_text().strip() == TITLES[page_key]
+    assert english_box(page).input_value() == "i go to school"
+    assert "나는 학교에 간다" in page.get_by_test_id("stCode").first.inner_text()
+    wait_for_tokens(page, ["[BOS]", "i", "go", "to", "school", "[EOS]"])
+    assert_clean(page)
+    page.screenshot(path=str(screenshot_dir / f"{page_key}.png"))
+
+    type_english(page, SECOND)
+    wait_for_tokens(page, ["[BOS]", "the", "dog", "bit", "the", "man", "[EOS]"])
+    assert "개가 남자를 물었다" in page.get_by_test_id("stCode").first.inner_text()
+    assert_clean(page)
+
+    type_english(page, UNKNOWN)
+    error = page.get_by_test_id("stAlert").first.inner_text()
+    assert "zebra" in error and "<b>" in error  # named, and shown as text
+    assert not page.evaluate("() => !!document.querySelector('.stMain b')")
+    assert_clean(page)
+    type_english(page, SECOND)
+    wait_for_tokens(page, ["[BOS]", "the", "dog", "bit", "the", "man", "[EOS]"])
