@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import pytest
 
+import model
 from tests.e2e import harness
 from tests.e2e.test_pages import TITLES, assert_clean, url, wait_for_tokens
 
-pytestmark = pytest.mark.e2e
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not {"recurrent", "encoder-decoder"} <= {i.kind for i in model.catalogue().values()},
+        reason="no shipped translator of each kind (assets/models/lstm, assets/models/translate)",
+    ),
+]
 
 TRANSLATION_PAGES = ["rnn", "cross_attention"]
 SECOND = "the dog bit the man"
