@@ -135,6 +135,7 @@ COMMANDS = [
     ["-m", "training.train", "--help"],
     ["-m", "training.evaluate", "--help"],
     ["-m", "training.translation", "--help"],
+    ["-m", "training.vit", "--help"],
     ["bench/bench_trace.py", "--help"],
     ["bench/bench_apptest.py", "--help"],
     ["bench/bench_browser.py", "--help"],
