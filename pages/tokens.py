@@ -13,8 +13,9 @@ view = frame(
     "tokens",
     "The model never sees letters: the tokenizer cuts the sentence into **tokens** (a word "
     "or a piece of one, `##` marks a continuation), and each token id picks one row of the "
-    "**embedding** table, a vector of numbers. Tokens with similar meanings get similar "
-    "vectors; attention then mixes them, so a token's vector comes to depend on its context.",
+    "**embedding** table, a vector of numbers, learned in training. Words used in similar "
+    "sentences drift to similar vectors (below: a token's nearest neighbours in the table); "
+    "attention then mixes them, so a token's vector comes to depend on its context.",
     reset={"tok_token": None, "tok_window": None},
 )
 t, key = view.trace, view.key
@@ -46,6 +47,17 @@ st.caption(
 )
 
 
+def embedding_note(e: dict) -> str:
+    """What the evaluation measured about this model's embedding table, in one sentence."""
+    steel = ", ".join(e["neighbours"].get("steel", [])[:4])
+    syn, rnd = e["synonyms"]["either"], e["random"]["either"]
+    return (
+        f"Measured (assets/models/evaluation.json): frequent words get meaningful neighbours "
+        f"(steel: {steel}), rare ones mostly noise: {syn:.1%} of 300 WordNet synonym pairs "
+        f"are among each other's 10 nearest, {rnd:.1%} of random pairs."
+    )
+
+
 # A token's neighbours and its path through the layers (the pickers rerun only this part)
 @st.fragment
 def token_views(view: View, labels: list[str], dims: list[str]) -> None:
@@ -74,6 +86,9 @@ def token_views(view: View, labels: list[str], dims: list[str]) -> None:
         "PCA squeezes the vectors onto the two directions along which they differ most; "
         "nearby points have similar embeddings."
     )
+    measured = cache.evaluation_report().get("models", {}).get(view.model_name, {})
+    if "embeddings" in measured:
+        st.caption(embedding_note(measured["embeddings"]))
 
     st.subheader("Contextual embeddings: the token's vector layer by layer")
     vectors = t.residual_stream()[:, pos, :]

@@ -77,12 +77,23 @@ def translate(text: str, name: str, device: str) -> Translation:
     return load_model(name, device).translate(text)
 
 
+def _report(name: str) -> dict:
+    path = model.MODELS_DIR / name
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
 @st.cache_data(show_spinner=False, max_entries=4)
 def translation_report() -> dict:
     """assets/models/translation_evaluation.json: the translators' scores on the test split
     ({} when it is missing), read once, never recomputed per visit."""
-    path = model.MODELS_DIR / "translation_evaluation.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return _report("translation_evaluation.json")
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def evaluation_report() -> dict:
+    """assets/models/evaluation.json: what `python -m training.evaluate` measured of the
+    language models ({} when it is missing)."""
+    return _report("evaluation.json")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
