@@ -181,18 +181,9 @@ def fill_mask(m: Any, text: str, k: int = 5) -> list[tuple[str, float]]:
 
 
 def sample(m: Any, prompt: str, n: int = 12, temperature: float = 0.8, top_k: int = 40) -> str:
-    """A seeded continuation: temperature and top-k sampling, no special token but [EOS]."""
-    ids = m.encode(prompt).ids
-    gen = torch.Generator().manual_seed(0)
-    for _ in range(n):
-        logits = m.forward(torch.tensor([ids[-m.cfg.max_len :]]))[0][0, -1].float().cpu().clone()
-        logits[[i for i in range(N_SPECIAL) if i != EOS_ID]] = -math.inf
-        logits = logits / temperature
-        logits[logits < logits.topk(top_k).values[-1]] = -math.inf
-        ids.append(int(torch.multinomial(torch.softmax(logits, -1), 1, generator=gen)))
-        if ids[-1] == EOS_ID:
-            break
-    return m.tokenizer.decode(ids, skip_special_tokens=True)
+    """A seeded continuation (seed 0) by the model's own `generate`, as the causal page
+    writes it click by click."""
+    return m.generate(prompt, max_new_tokens=n, temperature=temperature, top_k=top_k).text
 
 
 def word_states(m: Any, sentence: str, word: str) -> np.ndarray | None:
