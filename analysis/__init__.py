@@ -22,14 +22,19 @@ from analysis.tokens import (
     stage_names,
     word_positions,
 )
+from analysis.vision import as_grid, attention_rollout, layout_similarity, patches
 
 __all__ = [
     "AttentionSteps",
+    "as_grid",
+    "attention_rollout",
+    "patches",
     "attention_steps",
     "cosine_matrix",
     "cosine_to_first",
     "default_token",
     "head_weights",
+    "layout_similarity",
     "neighbour_map",
     "order_table",
     "pca_2d",

@@ -101,6 +101,7 @@ class Model:
     device: str  # "cpu", "cuda", "cuda:1"
     max_len: int = 0  # the context: the most tokens (or patches) one pass reads
     positional: str = "none"  # how positions enter: "sinusoidal", "learned", "none", "rotary"
+    example: Any = "The cat sat on the mat."  # an input `trace` takes (a warm-up, a test)
 
     @property
     def capabilities(self) -> frozenset[str]:

@@ -272,11 +272,27 @@ def to_digit_image(array: Any, size: int = 8) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 
 
+def digits_split() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """scikit-learn's 8x8 digits (0-16, bundled with the package), split as everyone splits
+    them: `train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)`. Returns the
+    training part's images and labels, then the 360 test images and labels."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    data = load_digits()
+    x, y = data.images.astype(np.float32), data.target.astype(np.int64)
+    rest_x, test_x, rest_y, test_y = train_test_split(
+        x, y, test_size=0.2, random_state=0, stratify=y
+    )
+    return rest_x, rest_y, test_x, test_y
+
+
 class VisionModel(Model):
     """A trained Vision Transformer ready for the app: classify a digit, trace a pass."""
 
     kind = "vision"
     positional = "learned"
+    example = np.zeros((8, 8), dtype=np.float32)  # a blank digit
 
     def __init__(self, module: VisionTransformer, device: str, name: str) -> None:
         self.module, self.cfg = module, module.cfg

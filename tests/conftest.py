@@ -53,8 +53,13 @@ def tiny_model(tokenizer, kind: str = "encoder", seed: int = 0, **overrides) -> 
 
 def save_tiny(folder: Path, tokenizer, kind: str, seed: int = 0, **overrides) -> Path:
     """A tiny untrained checkpoint of `kind` ("encoder", "decoder", "encoder-decoder",
-    "recurrent") in `folder`, ready for model.load(folder) or model.register(name, folder)."""
+    "recurrent", "vision") in `folder`, for model.load(folder) or model.register(name, folder)."""
     torch.manual_seed(seed)
+    if kind == "vision":  # no tokenizer: patches are the tokens
+        from model.vit import VisionConfig, VisionTransformer, save_vit
+
+        cfg = VisionConfig(d_model=16, n_heads=4, n_layers=2, d_mlp=32, dropout=0.0)
+        return save_vit(VisionTransformer(cfg).eval(), folder)
     if kind == "recurrent":
         from model.lstm import LSTMSeq2Seq, RecurrentConfig
 

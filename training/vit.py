@@ -36,7 +36,7 @@ from torch import Tensor
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 from model.registry import MODELS_DIR, pick_device
-from model.vit import VisionConfig, VisionModel, VisionTransformer, save_vit
+from model.vit import VisionConfig, VisionModel, VisionTransformer, digits_split, save_vit
 
 DEFAULT_OUT = MODELS_DIR / "vit"
 DEFAULT_REPORT = MODELS_DIR / "vit_evaluation.json"
@@ -64,14 +64,9 @@ class Digits:
 def load_digits_split(seed: int = SEED) -> Digits:
     """Train / validation / test: test as `train_test_split(X, y, test_size=0.2,
     random_state=0, stratify=y)`; validation, 10% of the training part (seeded)."""
-    from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
-    data = load_digits()
-    x, y = data.images.astype(np.float32), data.target.astype(np.int64)
-    rest_x, test_x, rest_y, test_y = train_test_split(
-        x, y, test_size=0.2, random_state=0, stratify=y
-    )
+    rest_x, rest_y, test_x, test_y = digits_split()
     train_x, valid_x, train_y, valid_y = train_test_split(
         rest_x, rest_y, test_size=VALID_FRACTION, random_state=seed, stratify=rest_y
     )

@@ -17,8 +17,6 @@ import model
 from model import Model, ModelInfo, Sampling, Trace, Translation
 from ui.registry import PageSpec
 
-WARM_UP_TEXT = "The cat sat on the mat."
-
 
 def catalogue() -> dict[str, ModelInfo]:
     """Every model the app offers (read from the checkpoints' configs, no weights)."""
@@ -41,7 +39,7 @@ def load_model(name: str, device: str) -> Model:
     """The model `name` on `device`, loaded once for all sessions and warmed up once, so
     the first sentence's measured time is the model's, not PyTorch's start-up."""
     m = model.load(name, device)
-    m.trace(WARM_UP_TEXT)
+    m.trace(m.example)
     return m
 
 
@@ -69,6 +67,28 @@ def next_distribution(
 ) -> np.ndarray:
     """[V] probabilities of the next token after `ids`, after temperature/top-k/top-p."""
     return load_model(name, device).next_distribution(list(ids), sampling)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def trace_image(pixels: bytes, name: str, device: str) -> Trace:
+    """The trace of an 8x8 image given as its float32 bytes (hashable) through model `name`."""
+    image = np.frombuffer(pixels, dtype=np.float32).reshape(8, 8)
+    return load_model(name, device).trace(image)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def digits_test_set() -> tuple[np.ndarray, np.ndarray]:
+    """The 360 test digits (8x8, 0-16) and their labels, as every model here is scored."""
+    from model.vit import digits_split
+
+    _, _, test_x, test_y = digits_split()
+    return test_x, test_y
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def vit_report() -> dict:
+    """assets/models/vit_evaluation.json: test accuracy, confusion, misclassified images."""
+    return _report("vit_evaluation.json")
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

@@ -23,10 +23,20 @@ from viz.positional import (
 from viz.predictions import distribution_bar, topk_bar
 from viz.tokens import token_strip
 from viz.translation import accuracy_by_length
+from viz.vision import (
+    attention_over_image,
+    image_with_patches,
+    patch_tokens,
+    position_similarity_grid,
+)
 from viz.zoom import zoom
 
 __all__ = [
     "accuracy_by_length",
+    "attention_over_image",
+    "image_with_patches",
+    "patch_tokens",
+    "position_similarity_grid",
     "attention_grid",
     "attention_heatmap",
     "attention_row",

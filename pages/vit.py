@@ -1,0 +1,99 @@
+"""Vision. The Vision Transformer: an image cut into patches, each patch a token."""
+
+import numpy as np
+import streamlit as st
+
+import analysis
+import viz
+from model import Trace
+from ui import cache
+from ui.figures import chart
+from ui.frame import open_page
+from ui.images import choose_image
+from ui.show import download_csv, download_json, layer_head
+
+opened = open_page(
+    "vit",
+    "A Vision Transformer reads an image the way a text Transformer reads a sentence: cut "
+    "the 8×8 digit into 2×2 **patches**, turn each patch's 4 pixels into a vector (the "
+    "patch embedding), add a **position embedding** for where the patch sits, put a "
+    "learned **[CLS]** token in front, and run the same encoder layers. The [CLS] token's "
+    "final vector decides the digit.",
+)
+name, device = opened.model_name, opened.device
+test_x, test_y = cache.digits_test_set()
+report = cache.vit_report().get("models", {}).get(name, {})
+wrong = report.get("misclassified", {"index": [], "true": [], "predicted": []})
+wrong = dict(zip(wrong["index"], zip(wrong["true"], wrong["predicted"], strict=True), strict=True))
+image, caption, _ = choose_image(test_x, test_y, wrong)
+pixels = np.asarray(image, dtype=np.float32).tobytes()
+t = cache.trace_image(pixels, name, device)
+opened.show_timing(t.seconds, f"{len(t.tokens)} tokens · {t.n_layers} layers × {t.n_heads} heads")
+where = (pixels, name, device)
+grid = int(round((len(t.tokens) - 1) ** 0.5))
+patch = t.image.shape[0] // grid
+
+# The image, its patches, and the patches as tokens
+st.caption(caption)
+left, right = st.columns([2, 3])
+with left:
+    chart("vit_image", where, viz.image_with_patches, t.image, patch, filename="image_patches")
+with right:
+    probs = np.exp(t.logits[0] - t.logits[0].max())
+    ranked = sorted(enumerate(probs / probs.sum()), key=lambda p: -p[1])
+    chart("vit_classes", where, viz.topk_bar, [(str(d), float(p)) for d, p in ranked],
+          title="the digits, most likely first", filename="prediction")  # fmt: skip
+tiles = analysis.patches(t.image, patch)
+chart("vit_tokens", where, viz.patch_tokens, tiles, t.tokens[1:], filename="patch_tokens")
+st.caption("Each patch becomes one token, in reading order; [CLS] is added in front.")
+
+# Patch embedding + position embedding = the input; what the positions learned
+st.subheader("Patch embeddings + position embeddings = the input")
+chart("vit_input", where, viz.embedding_plus_position, t.embeddings, t.positional, t.tokens,
+      filename="input")  # fmt: skip
+cos = analysis.cosine_matrix(t.positional[1:])
+chart("vit_positions", name, viz.position_similarity_grid, cos, grid, filename="positions")
+near, far = analysis.layout_similarity(cos, grid)
+learned = "has learned some of" if near > far + 0.1 else "has not learned"
+st.caption(
+    f"Position (r, c)'s map shows its cosine with every position. Learned, not given: "
+    f"neighbouring positions average {near:.2f}, positions three or more steps apart "
+    f"{far:.2f}, so the model {learned} the image's 2-D layout."
+)
+
+
+# [CLS] attention to each patch, per layer and head, and rolled out through the layers
+@st.fragment
+def cls_attention(t: Trace, where: tuple, grid: int) -> None:
+    st.subheader("Where [CLS] looks")
+    layer, head, label = layer_head("vit", t.n_layers, t.n_heads)
+    row = analysis.head_weights(t, layer, head)[0, 1:]
+    rollout = analysis.attention_rollout(t.attention_stack())[0, 1:]
+    left, right = st.columns(2)
+    with left:
+        chart("vit_cls", (where, layer, head), viz.attention_over_image, t.image,
+              analysis.as_grid(row, grid), title=f"[CLS] → patches, {label}",
+              filename="cls_attention")  # fmt: skip
+    with right:
+        chart("vit_rollout", where, viz.attention_over_image, t.image,
+              analysis.as_grid(rollout / rollout.sum(), grid),
+              title="rollout: all layers, heads averaged", filename="rollout")  # fmt: skip
+    st.caption(
+        "Left: one head's weights from [CLS] to the 16 patches ([CLS]'s weight on itself "
+        "left out). Right: attention rollout multiplies the layers' head-averaged attention "
+        "(plus the residual path), an estimate of which patches reach [CLS] in the end."
+    )
+
+
+cls_attention(t, where, grid)
+
+st.subheader("Numbers")
+c1, c2 = st.columns(2)
+with c1:
+    download_csv("Image (CSV)", t.image, [str(r) for r in range(len(t.image))], None,
+                 "vit_dl_image", "image.csv")  # fmt: skip
+with c2:
+    record = {"image": t.image, "source": caption, "model": name, "tokens": t.tokens}
+    record |= {"probabilities": dict(ranked), "attention[layer][head][query][key]":
+               t.attention_stack()}  # fmt: skip
+    download_json("Prediction and attention (JSON)", record, "vit_dl_json", "vit.json")

@@ -1,0 +1,96 @@
+"""The Vision Transformer page's input: a test digit by class, a misclassified one, or an
+uploaded picture converted to the model's 8x8, 0-16 grey digit."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import streamlit as st
+
+from model.vit import to_digit_image
+from ui.show import md_escape
+from ui.state import MAX_UPLOAD_BYTES
+
+MAX_PIXELS = 4096 * 4096  # larger pictures are refused before they are decoded
+SOURCES = {"test": "a test image", "wrong": "a misclassified one", "upload": "your own picture"}
+
+
+class ImageError(ValueError):
+    """An upload that is not a usable picture; the message says why."""
+
+
+def decode_image(name: str, data: bytes) -> np.ndarray:
+    """The 8x8, 0-16 digit in an uploaded PNG or JPEG, or an ImageError saying what is wrong."""
+    from PIL import Image, UnidentifiedImageError
+
+    if not data:
+        raise ImageError(f"'{name}' is empty.")
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise ImageError(f"'{name}' is {len(data) / 1024 / 1024:.1f} MB; the limit is 1 MB.")
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            if img.width * img.height > MAX_PIXELS:
+                raise ImageError(f"'{name}' is {img.width}x{img.height} pixels: too large.")
+            img.load()
+            pixels = np.asarray(img.convert("RGBA" if "A" in img.getbands() else "L"))
+    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as err:
+        raise ImageError(f"'{name}' is not a PNG or JPEG picture ({type(err).__name__}).") from None
+    try:
+        return to_digit_image(pixels)
+    except ValueError as err:
+        raise ImageError(f"'{name}': {err}") from None
+
+
+def _on_upload() -> None:
+    file = st.session_state.get("vit_upload")
+    st.session_state.pop("vit_upload_error", None)
+    if file is None:
+        return
+    try:
+        image = decode_image(file.name, file.getvalue())
+    except ImageError as err:
+        st.session_state["vit_upload_error"] = str(err)
+        return
+    st.session_state["vit_uploaded"] = (file.name, image, file.getvalue())
+
+
+def choose_image(
+    test_x: np.ndarray, test_y: np.ndarray, wrong: dict[int, tuple[int, int]]
+) -> tuple[np.ndarray, str, int | None]:
+    """The chosen image [8, 8] (0-16), a caption, and its test index (None: an upload).
+    `wrong` maps a test index to (true digit, predicted digit)."""
+    source = st.radio("Image", list(SOURCES), format_func=SOURCES.get, horizontal=True,
+                      key="vit_source")  # fmt: skip
+    if source == "test":
+        left, right = st.columns(2)
+        digit = left.selectbox("Digit", range(10), key="vit_digit")
+        which = np.flatnonzero(test_y == digit)
+        k = right.slider(f"Which of the {len(which)} test images of a {digit}", 1, len(which),
+                         1, key="vit_k")  # fmt: skip
+        i = int(which[k - 1])
+        return test_x[i], f"test image {i}: a {digit}", i
+    if source == "wrong":
+        if not wrong:
+            st.info("The evaluation report lists no misclassified test image for this model.")
+            st.stop()
+        i = st.selectbox(
+            "Misclassified test image", list(wrong), key="vit_wrong",
+            format_func=lambda j: f"#{j}: a {wrong[j][0]} read as {wrong[j][1]}",
+        )  # fmt: skip
+        return test_x[i], f"test image {i}: a {wrong[i][0]}, read as {wrong[i][1]}", i
+    st.file_uploader("A PNG or JPEG of one digit (at most 1 MB)", type=["png", "jpg", "jpeg"],
+                     key="vit_upload", on_change=_on_upload)  # fmt: skip
+    if st.session_state.get("vit_upload_error"):
+        kept = " The previous picture is kept." if "vit_uploaded" in st.session_state else ""
+        st.error(md_escape(st.session_state["vit_upload_error"] + kept), icon="⚠️")
+    if "vit_uploaded" not in st.session_state:
+        st.info(
+            "Upload a picture of a digit: it is turned grey, cropped to the ink, padded to a "
+            "square, shrunk to 8x8 and inverted when dark on light.",
+            icon="🖼️",
+        )
+        st.stop()
+    name, image, raw = st.session_state["vit_uploaded"]
+    st.image(raw, caption="as uploaded", width=120)
+    return image, f"your picture '{name}', converted to 8x8", None

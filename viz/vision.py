@@ -1,0 +1,132 @@
+"""Images as a Vision Transformer reads them: patches, patch tokens, position similarity,
+attention drawn over the image. Arrays in, go.Figure out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import plotly.graph_objects as go
+
+from viz._common import apply_layout, as_array, escape
+
+GREY = [[0.0, "#ffffff"], [1.0, "#111111"]]  # ink is dark, as on paper
+HEAT = [[0.0, "rgba(194,24,91,0)"], [1.0, "rgba(194,24,91,0.85)"]]  # attention over the image
+
+
+def _image_trace(image: np.ndarray, vmax: float) -> go.Heatmap:
+    return go.Heatmap(
+        z=image, zmin=0.0, zmax=vmax, colorscale=GREY, showscale=False,
+        hovertemplate="row %{y}, column %{x}: %{z:.0f}<extra>pixel</extra>",
+    )  # fmt: skip
+
+
+def _square(fig: go.Figure, n_rows: int, n_cols: int, title: str, height: int) -> go.Figure:
+    apply_layout(
+        fig, title, height,
+        xaxis={"showgrid": False, "zeroline": False, "range": [-0.5, n_cols - 0.5],
+               "constrain": "domain", "tickmode": "linear", "dtick": 1},
+        yaxis={"showgrid": False, "zeroline": False, "range": [n_rows - 0.5, -0.5],
+               "scaleanchor": "x", "constrain": "domain", "tickmode": "linear", "dtick": 1},
+    )  # fmt: skip
+    return fig
+
+
+def image_with_patches(
+    image: npt.ArrayLike,
+    patch: int = 2,
+    vmax: float = 16.0,
+    title: str = "the image, cut into patches",
+) -> go.Figure:
+    """The image in grey, with the patch grid drawn over it and each patch's "row,column"."""
+    img = as_array(image, 2, "image")
+    h, w = img.shape
+    fig = go.Figure(_image_trace(img, vmax))
+    for k in range(0, max(h, w) + 1, patch):
+        if k <= w:
+            fig.add_shape(type="line", x0=k - 0.5, x1=k - 0.5, y0=-0.5, y1=h - 0.5,
+                          line={"color": "#C2185B", "width": 2})  # fmt: skip
+        if k <= h:
+            fig.add_shape(type="line", x0=-0.5, x1=w - 0.5, y0=k - 0.5, y1=k - 0.5,
+                          line={"color": "#C2185B", "width": 2})  # fmt: skip
+    for r in range(h // patch):
+        for c in range(w // patch):
+            fig.add_annotation(x=c * patch - 0.45, y=r * patch - 0.4, text=f"{r},{c}",
+                               showarrow=False, xanchor="left", yanchor="top",
+                               font={"size": 11, "color": "#C2185B"})  # fmt: skip
+    return _square(fig, h, w, title, 420)
+
+
+def patch_tokens(
+    tiles: npt.ArrayLike, labels: Sequence[str], vmax: float = 16.0,
+    title: str = "the patches as a row of tokens",
+) -> go.Figure:
+    """Each patch [N, p, p] side by side, a gap between them, labelled like the tokens."""
+    tiles = np.asarray(tiles, dtype=np.float64)
+    n, p, _ = tiles.shape
+    if len(labels) != n:
+        raise ValueError(f"{len(labels)} labels for {n} patches")
+    strip = np.full((p, n * (p + 1) - 1), np.nan)
+    for i, tile in enumerate(tiles):
+        strip[:, i * (p + 1) : i * (p + 1) + p] = tile
+    fig = go.Figure(_image_trace(strip, vmax))
+    centres = [i * (p + 1) + (p - 1) / 2 for i in range(n)]
+    apply_layout(
+        fig, title, 190,
+        xaxis={"tickmode": "array", "tickvals": centres, "ticktext": [escape(x) for x in labels],
+               "tickangle": -45, "showgrid": False, "zeroline": False},
+        yaxis={"visible": False, "range": [p - 0.5, -0.5], "scaleanchor": "x"},
+    )  # fmt: skip
+    return fig
+
+
+def position_similarity_grid(
+    cosine: npt.ArrayLike, grid: int, title: str = "position embeddings: cosine similarity"
+) -> go.Figure:
+    """For each patch position (r, c), a grid x grid map of its position embedding's cosine
+    with every position's, placed at (r, c): a grid of maps. cosine: [grid², grid²]."""
+    cos = as_array(cosine, 2, "cosine")
+    if cos.shape != (grid * grid, grid * grid):
+        raise ValueError(f"cosine must be [{grid * grid}, {grid * grid}], not {cos.shape}")
+    size = grid * (grid + 1) - 1
+    mosaic = np.full((size, size), np.nan)
+    for i in range(grid * grid):
+        r, c = divmod(i, grid)
+        mosaic[r * (grid + 1) : r * (grid + 1) + grid, c * (grid + 1) : c * (grid + 1) + grid] = (
+            cos[i].reshape(grid, grid)
+        )
+    fig = go.Figure(
+        go.Heatmap(
+            z=mosaic, zmin=-1.0, zmax=1.0, colorscale="RdBu_r", colorbar={"title": "cosine"},
+            hovertemplate="%{z:.2f}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig = _square(fig, size, size, title, 520)
+    ticks = [r * (grid + 1) + (grid - 1) / 2 for r in range(grid)]
+    fig.update_xaxes(tickmode="array", tickvals=ticks, ticktext=[f"col {c}" for c in range(grid)])
+    fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=[f"row {r}" for r in range(grid)])
+    return fig
+
+
+def attention_over_image(
+    image: npt.ArrayLike, weights: npt.ArrayLike, title: str = "[CLS] attention over the image",
+    vmax: float = 16.0,
+) -> go.Figure:
+    """The image in grey with a patch's attention weight [grid, grid] laid over it (each
+    patch's weight covers its pixels); hover gives the weight of the patch."""
+    img = as_array(image, 2, "image")
+    w = as_array(weights, 2, "weights")
+    scale = img.shape[0] // w.shape[0]
+    over = np.kron(w, np.ones((scale, scale)))
+    rows, cols = np.indices(over.shape) // scale
+    fig = go.Figure(_image_trace(img, vmax))
+    fig.add_trace(
+        go.Heatmap(
+            z=over, zmin=0.0, zmax=max(float(w.max()), 1e-9), colorscale=HEAT,
+            colorbar={"title": "weight"}, customdata=np.dstack([rows, cols]),
+            hovertemplate="patch %{customdata[0]},%{customdata[1]}: %{z:.3f}"
+            "<extra>attention</extra>",
+        )
+    )  # fmt: skip
+    return _square(fig, img.shape[0], img.shape[1], title, 360)
