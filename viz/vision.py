@@ -71,6 +71,10 @@ def patch_tokens(
     for i, tile in enumerate(tiles):
         strip[:, i * (p + 1) : i * (p + 1) + p] = tile
     fig = go.Figure(_image_trace(strip, vmax))
+    for i in range(n):  # a frame around each patch, so white patches show too
+        x0 = i * (p + 1) - 0.5
+        fig.add_shape(type="rect", x0=x0, x1=x0 + p, y0=-0.5, y1=p - 0.5,
+                      line={"color": "#C2185B", "width": 1})  # fmt: skip
     centres = [i * (p + 1) + (p - 1) / 2 for i in range(n)]
     apply_layout(
         fig, title, 190,
