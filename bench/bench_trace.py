@@ -4,6 +4,7 @@ For 16, 64 and 256 tokens, on the CPU (and the GPU when there is one), the media
 of `m.logits(text)` (the fast path: logits only) and of `m.trace(text)` (every
 layer's q, k, v, scores, attention and outputs copied out as numpy), and their ratio.
 Goal: the trace costs at most 1.5x the fast path; a 256-token trace under 25 ms on the CPU.
+Then, for each shipped translator, a greedy translation and its trace at 1, 4 and 8 clauses.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def main() -> None:
         "--models", nargs="+", default=["mlm", "clm"], help="names or checkpoint folders"
     )
     parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument(
+        "--translators", nargs="*", default=None,
+        help="translation models to time at 1, 4 and 8 clauses (default: every shipped one)",
+    )  # fmt: skip
     args = parser.parse_args()
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
@@ -68,6 +73,29 @@ def main() -> None:
                 )
                 row = f"| {name} | {device} | {n_real} | {fast:.2f} | {trace:.2f} |"
                 print(f"{row} {trace / fast:.2f} |")
+    translators = args.translators
+    if translators is None:
+        kinds = {"encoder-decoder", "recurrent"}
+        translators = [n for n, i in model.catalogue().items() if i.kind in kinds]
+    if translators:
+        bench_translation(translators, devices, max(5, args.repeats // 5))
+
+
+def bench_translation(names: list[str], devices: list[str], repeats: int) -> None:
+    """Greedy translation (the whole output) and its trace, at 1, 4 and 8 clauses."""
+    clauses = ["i go to school", "he reads a book", "the dog bit the cat", "we drink water"]
+    print("\n| model | device | clauses | translate (ms) | trace (ms) |")
+    print("|---|---|---:|---:|---:|")
+    for name in names:
+        for device in devices:
+            m = model.load(name, device)
+            for n in (1, 4, 8):
+                text = " and ".join(clauses[i % 4] for i in range(n))
+                translate, trace = medians_ms(
+                    [lambda b=m, t=text: b.translate(t), lambda b=m, t=text: b.trace(t)],
+                    repeats,
+                )
+                print(f"| {name} | {device} | {n} | {translate:.2f} | {trace:.2f} |")
 
 
 if __name__ == "__main__":
