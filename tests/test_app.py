@@ -130,7 +130,7 @@ def test_a_registered_tiny_model_serves_every_page_its_capabilities_allow(
         assert menu.value == name and set(tiny_models.values()) & offered == set(served)
         assert any(f"· {name} ·" in c.value for c in at.sidebar.caption), "it really ran"
         text = figure_text(at)
-        if spec.key == "vit":
+        if spec.key == "vision":
             assert json.dumps("patch 3,3") in text
             continue
         tokens = ui.cache.load_model(name, "cpu").encode("the dog bit the man").tokens

@@ -104,7 +104,7 @@ def figures(at: AppTest) -> dict[str, dict]:
 
 
 def vit_page(**state: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "vit.py"), default_timeout=180)
+    at = AppTest.from_file(str(ROOT / "pages" / "vision.py"), default_timeout=180)
     for key, value in state.items():
         at.session_state[key] = value
     return at.run()
@@ -127,7 +127,7 @@ def test_the_page_shows_a_test_digit_its_patches_and_the_prediction() -> None:
     bars = charts["vit_classes"]["data"][0]
     assert abs(sum(bars["x"]) - 1) < 1e-6 and len(bars["x"]) == 10
     assert any("a 3" in c.value for c in at.caption)
-    at.radio(key="vit_layer").set_value(2).run()
+    at.radio(key="vis_layer").set_value(2).run()
     assert "layer 3" in figures(at)["vit_cls"]["layout"]["title"]["text"]
 
 

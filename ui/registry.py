@@ -52,7 +52,7 @@ PAGES: list[PageSpec] = [
              "translate", ("recurrent",), reads="own"),
     PageSpec("cross_attention", "Encoder-decoder and cross-attention", ":material/translate:",
              "Translation", "translate", ("encoder-decoder",), reads="own"),
-    PageSpec("vit", "Vision Transformer", ":material/grid_on:", "Vision", "classify",
+    PageSpec("vision", "Vision Transformer", ":material/grid_on:", "Vision", "classify",
              ("vision",), reads="own"),
 ]  # fmt: skip
 BY_KEY: dict[str, PageSpec] = {p.key: p for p in PAGES}

@@ -13,7 +13,7 @@ from ui.images import choose_image
 from ui.show import download_csv, download_json, layer_head
 
 opened = open_page(
-    "vit",
+    "vision",
     "A Vision Transformer reads an image the way a text Transformer reads a sentence: cut "
     "the 8×8 digit into 2×2 **patches**, turn each patch's 4 pixels into a vector (the "
     "patch embedding), add a **position embedding** for where the patch sits, put a "
@@ -66,7 +66,7 @@ st.caption(
 @st.fragment
 def cls_attention(t: Trace, where: tuple, grid: int) -> None:
     st.subheader("Where [CLS] looks")
-    layer, head, label = layer_head("vit", t.n_layers, t.n_heads)
+    layer, head, label = layer_head("vis", t.n_layers, t.n_heads)
     row = analysis.head_weights(t, layer, head)[0, 1:]
     rollout = analysis.attention_rollout(t.attention_stack())[0, 1:]
     left, right = st.columns(2)

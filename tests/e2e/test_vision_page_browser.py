@@ -1,6 +1,6 @@
 """The Vision Transformer page in a real browser: a test digit is drawn as patches with the
 prediction, the layer picker redraws [CLS]'s attention, an upload that is not a picture is
-named and the previous picture stays. Screenshot: artifacts/screenshots/vit.png."""
+named and the previous picture stays. Screenshot: artifacts/screenshots/vision.png."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ pytestmark = pytest.mark.e2e
 def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     app_server, page, screenshot_dir
 ) -> None:
-    harness.open_app(page, url(app_server, "vit"), charts=True)
-    assert page.locator("h1").first.inner_text().strip() == TITLES["vit"]
+    harness.open_app(page, url(app_server, "vision"), charts=True)
+    assert page.locator("h1").first.inner_text().strip() == TITLES["vision"]
     texts = " ".join(harness.chart_texts(page))
     assert "patch 3,3" in texts and "the digits, most likely first" in texts
     assert_clean(page)
-    page.screenshot(path=str(screenshot_dir / "vit.png"))
+    page.screenshot(path=str(screenshot_dir / "vision.png"))
 
     assert "[CLS] → patches, layer 1" in " ".join(harness.chart_texts(page))
     harness.after_rerun(page, lambda: page.get_by_text("layer 3", exact=True).first.click())
