@@ -38,7 +38,7 @@ def _python_sources() -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
-@pytest.mark.parametrize("name", ["mlm", "clm"])
+@pytest.mark.parametrize("name", model.shipped())
 def test_shipped_checkpoints_hold_no_pickles(name: str) -> None:
     folder = SHIPPED / name
     names = {p.name for p in folder.iterdir()}
