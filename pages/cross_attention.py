@@ -61,8 +61,10 @@ def attention_views(t: Trace, where: tuple) -> None:
             chart(widget, (where, layer, head), viz.attention_heatmap, weights, rows,
                   title=title, key_tokens=keys, filename=widget)  # fmt: skip
     st.caption(
-        "Rows are queries, columns keys; every row sums to 1. In cross-attention each Korean "
-        "row shows which English words that step read: the object before the verb."
+        "Rows are queries, columns keys; every row sums to 1. A decoder row is the step that "
+        "writes the *next* token: in cross-attention's last layer the step after “나는” reads "
+        "“school” and writes 학교에, so the English words are read in Korean order: subject, "
+        "object, then the verb."
     )
 
     st.subheader("Decoding, one token at a time")
@@ -79,10 +81,10 @@ def attention_views(t: Trace, where: tuple) -> None:
     left, right = st.columns(2)
     with left:
         chart("xa_next", (where, i), viz.distribution_bar, probs, vocab, 8,
-              title=f"after “{t.tokens[i]}”, the next token", filename="next_token")  # fmt: skip
+              title=f"after “{t.tokens[i]}”, it writes…", filename="next_token")  # fmt: skip
     with right:
         chart("xa_row", (where, layer, head, i), viz.attention_row, row, src.tokens,
-              t.tokens[i], title=f"“{t.tokens[i]}” looks at… ({label})",
+              t.tokens[i], title=f"…reading the English ({label})",
               filename="cross_row")  # fmt: skip
 
 
@@ -99,13 +101,13 @@ for n, (place, sentence) in enumerate(zip(cols, BANKS, strict=True)):
         if not hits:
             st.caption("The translation has no 은행 or 강둑: " + " ".join(bt.tokens[1:]))
             continue
-        i = hits[0]
-        row = bt.cross_layers[-1].attention.mean(0)[i]
+        i = hits[0]  # the step before it (query i - 1) is the one that writes it
+        row = bt.cross_layers[-1].attention.mean(0)[i - 1]
         top = int(row.argmax())
         chart(f"xa_bank_{n}", (sentence, name, device), viz.attention_row,
-              row, bt.encoder.tokens, bt.tokens[i], filename="bank_cross_attention",
-              title=f"“{bt.tokens[i]}” in the last layer (average of heads)")  # fmt: skip
-        st.caption(f"Its strongest English key: “{bt.encoder.tokens[top]}” ({row[top]:.0%}).")
+              row, bt.encoder.tokens, bt.tokens[i - 1], filename="bank_cross_attention",
+              title=f"writing “{bt.tokens[i]}”: last layer, average of heads")  # fmt: skip
+        st.caption(f"The strongest English key: “{bt.encoder.tokens[top]}” ({row[top]:.0%}).")
 
 record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
 record |= {"probabilities": out.probs, "source_tokens": src.tokens, "target_tokens": t.tokens}
