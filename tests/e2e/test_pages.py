@@ -136,7 +136,7 @@ def test_user_text_is_shown_as_text_never_as_html(app_server, page, tokenizers) 
 
 
 def nav_link(page, key: str):
-    return page.get_by_test_id("stSidebarNav").get_by_role("link", name=TITLES[key])
+    return page.get_by_test_id("stSidebarNav").get_by_role("link", name=TITLES[key], exact=True)
 
 
 def test_navigation_keeps_the_sentence(app_server, page, tokenizers) -> None:
