@@ -44,12 +44,13 @@ chart("xa_target", where, viz.token_strip, t.tokens, t.ids, title="target (decod
 def attention_views(t: Trace, where: tuple) -> None:
     st.subheader("Self-attention, masked self-attention, cross-attention")
     layer, head, label = layer_head("xa", t.n_layers, t.n_heads)
+    short = f"L{layer + 1} " + ("mean of heads" if head == "average" else f"H{head + 1}")
     src = t.encoder
     views = [
         ("xa_encoder", src.layers[min(layer, src.n_layers - 1)], src.tokens, None,
-         f"encoder self-attention, {label}"),
+         f"encoder self-attention, {short}"),
         ("xa_decoder", t.layers[layer], t.tokens, None,
-         f"decoder masked self-attention, {label}"),
+         f"decoder masked self-attention, {short}"),
         ("xa_cross", t.cross_layers[layer], t.tokens, src.tokens,
          f"cross-attention: Korean queries × English keys, {label}"),
     ]  # fmt: skip
