@@ -8,7 +8,7 @@ from model import Trace
 from ui import cache
 from ui.figures import chart
 from ui.frame import open_page
-from ui.show import download_json, layer_head
+from ui.show import download_csv, download_json, layer_head
 from ui.translation import BANKS, english_sentence, reference, stop_if_unknown
 
 opened = open_page(
@@ -61,6 +61,12 @@ def attention_views(t: Trace, where: tuple) -> None:
         with place:
             chart(widget, (where, layer, head), viz.attention_heatmap, weights, rows,
                   title=title, key_tokens=keys, filename=widget)  # fmt: skip
+    cross = places[2]
+    with cross:
+        weights = t.cross_layers[layer].attention
+        matrix = weights.mean(0) if head == "average" else weights[head]
+        download_csv(f"Cross-attention, {short} (CSV)", matrix, t.tokens, src.tokens,
+                     "xa_dl_cross", f"cross_attention_L{layer + 1}.csv")  # fmt: skip
     st.caption(
         "Rows are queries, columns keys; every row sums to 1. A decoder row is the step that "
         "writes the *next* token: in cross-attention's last layer the step after “나는” reads "

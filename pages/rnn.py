@@ -7,7 +7,7 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import open_page
 from ui.registry import BY_KEY
-from ui.show import download_json
+from ui.show import download_csv, download_json
 from ui.translation import english_sentence, reference, stop_if_unknown
 
 opened = open_page(
@@ -91,6 +91,8 @@ if report:
 else:
     st.info("No evaluation report yet: run `python -m training.translation evaluate`.")
 
+dims = [str(j) for j in range(src.states.shape[1])]
+download_csv("Encoder states (CSV)", src.states, src.tokens, dims, "rnn_dl_csv", "lstm_states.csv")
 record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
 record |= {"probabilities": out.probs, "source_tokens": src.tokens, "encoder_states": src.states}
 record |= {"context": t.context, "decoder_tokens": t.tokens, "decoder_states": t.states}

@@ -416,3 +416,28 @@ def test_the_sidebar_shows_the_forward_pass_time_and_device() -> None:
     (metric,) = at.sidebar.metric
     assert metric.label == "Forward pass" and metric.value.endswith(" ms")
     assert any("on **cpu**" in c.value or "on **cuda" in c.value for c in at.sidebar.caption)
+
+
+# --- the translation pages, on the shipped translators -----------------------------------------
+
+
+@pytest.mark.parametrize("name", ["rnn", "cross_attention"])
+def test_a_translation_page_translates_the_lecture_example(name: str) -> None:
+    at = page(name)
+    assert_ok(at)
+    assert at.text_input(key="w_tr_sentence").value == "i go to school"
+    assert "나는 학교에 간다" in [c.value for c in at.code]
+    assert '"school"' in figure_text(at) and at.get("download_button")
+
+
+@pytest.mark.parametrize("name", ["rnn", "cross_attention"])
+def test_unknown_words_are_named_and_the_vocabulary_listed(name: str) -> None:
+    at = page(name, tr_sentence="the zebra <b>bit</b> the man")
+    assert_ok(at)
+    (error,) = [e.value.replace("\\", "") for e in at.error]
+    assert "zebra" in error and "<b>bit</b>" in error
+    assert any("school" in c.value.split() for c in at.code), "the vocabulary is listed"
+    assert not at.get("plotly_chart")
+    at = page(name, tr_sentence="   ")
+    assert_ok(at)
+    assert any("Type an English sentence" in i.value for i in at.info)
