@@ -30,9 +30,8 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from model.checkpoint import CONFIG, TOKENIZER, WEIGHTS
-from model.contract import Model, Translation
-from model.text import Encoded, to_numpy
-from model.tokenizer import BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK_ID
+from model.text import Encoded, Translator, to_numpy
+from model.tokenizer import BOS_ID, EOS_ID
 from model.trace import Trace
 
 State = tuple[Tensor, Tensor]  # (h, c), each (L, B, D): L layers, B sentences
@@ -126,7 +125,7 @@ def load_recurrent(
 # --- What the app asks of it ----------------------------------------------------------------
 
 
-class RecurrentTranslator(Model):
+class RecurrentTranslator(Translator):
     """A trained LSTM encoder-decoder, ready for the app: translate and trace."""
 
     kind = "recurrent"
@@ -147,34 +146,6 @@ class RecurrentTranslator(Model):
     def from_folder(cls, folder: str | Path, name: str, device: str) -> RecurrentTranslator:
         module, cfg, tokenizer = load_recurrent(folder, device)
         return cls(module, cfg, tokenizer, device, name)
-
-    # -- tokens ---------------------------------------------------------------------------
-
-    def encode(self, text: str, eos: bool = True) -> Encoded:
-        """[BOS] text [EOS] (or [BOS] text when `eos` is False), cut to max_len."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, not {type(text).__name__}")
-        if not text.strip():
-            raise ValueError("The text is empty: type a sentence.")
-        enc = self.tokenizer.encode(text, add_special_tokens=False)
-        room = self.cfg.max_len - (2 if eos else 1)
-        ids = [BOS_ID, *enc.ids[:room], *([EOS_ID] if eos else [])]
-        offsets = [(0, 0), *[tuple(o) for o in enc.offsets[:room]]]
-        offsets += [(len(text), len(text))] if eos else []
-        n_input = len(enc.ids) + (2 if eos else 1)  # specials included
-        return Encoded(ids, self.tokens_of(ids), offsets, len(enc.ids) > room, n_input)
-
-    def tokens_of(self, ids: list[int]) -> list[str]:
-        return [self.tokenizer.id_to_token(int(i)) for i in ids]
-
-    def decode(self, ids: list[int]) -> str:
-        return self.tokenizer.decode(list(ids), skip_special_tokens=True)
-
-    def vocabulary(self) -> list[str]:
-        return [self.tokenizer.id_to_token(i) for i in range(self.tokenizer.get_vocab_size())]
-
-    def special_ids(self) -> dict[str, int]:
-        return {t: self.tokenizer.token_to_id(t) for t in SPECIAL_TOKENS}
 
     def embedding_matrix(self) -> np.ndarray:
         return to_numpy(self.module.embed.weight)
@@ -201,17 +172,6 @@ class RecurrentTranslator(Model):
             if token == EOS_ID:
                 break
         return ids, probs
-
-    def translate(self, text: str) -> Translation:
-        source = self.encode(text)
-        ids, probs = self.greedy(source.ids)
-        shown = ids[:-1] if ids and ids[-1] == EOS_ID else ids
-        unknown = [
-            text[a:b] for i, (a, b) in zip(source.ids, source.offsets, strict=True) if i == UNK_ID
-        ]
-        return Translation(
-            text, self.decode(shown), self.tokens_of(shown), probs[: len(shown)], unknown
-        )
 
     # -- trace ----------------------------------------------------------------------------
 

@@ -16,14 +16,13 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from model.contract import Translation
-from model.text import Encoded, TextTransformer
-from model.tokenizer import BOS_ID, EOS_ID, UNK_ID
+from model.text import Encoded, TextTransformer, Translator
+from model.tokenizer import BOS_ID, EOS_ID
 from model.trace import Trace
 from model.transformer import Record
 
 
-class TransformerSeq2Seq(TextTransformer):
+class TransformerSeq2Seq(Translator, TextTransformer):
     """An encoder-decoder Transformer (model/transformer.py `EncoderDecoder`)."""
 
     def stack(self) -> nn.Module:
@@ -55,17 +54,6 @@ class TransformerSeq2Seq(TextTransformer):
             if pick == EOS_ID:
                 break
         return tgt[1:], probs
-
-    def translate(self, text: str) -> Translation:
-        source = self.encode(text)
-        ids, probs = self.greedy(source.ids)
-        shown = ids[:-1] if ids and ids[-1] == EOS_ID else ids
-        unknown = [
-            text[a:b] for i, (a, b) in zip(source.ids, source.offsets, strict=True) if i == UNK_ID
-        ]
-        return Translation(
-            text, self.decode(shown), self.tokens_of(shown), probs[: len(shown)], unknown
-        )
 
     def trace(self, inputs: str, positions: bool = True) -> Trace:
         """Translate the text greedily, then trace the pair (see `trace_pair`)."""

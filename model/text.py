@@ -1,9 +1,10 @@
 """What the from-scratch text Transformers share: tokens in, a Trace out.
 
-`TextTransformer` holds a trained module (model/transformer.py), its config, its tokenizer
-and its device; it turns text into ids ([BOS] text [EOS]) and a forward pass's Record into
-the numpy Trace of the contract. model/lm.py (encoder-only and decoder-only language
-models) and model/seq2seq.py (the encoder-decoder) build on it.
+`TextModel` turns text into ids ([BOS] text [EOS]) and back; `Translator` adds greedy
+translation; `TextTransformer` holds a trained module (model/transformer.py), its config,
+tokenizer and device, and turns a forward pass's Record into the numpy Trace of the
+contract. model/lm.py (the language models), model/seq2seq.py (the encoder-decoder) and
+model/lstm.py (the LSTM translator) build on them.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from tokenizers import Tokenizer
 from torch import Tensor, nn
 
 from model.checkpoint import load_checkpoint
-from model.contract import Candidates, Model
-from model.tokenizer import BOS_ID, EOS_ID, SPECIAL_TOKENS
+from model.contract import Candidates, Model, Translation
+from model.tokenizer import BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK_ID
 from model.trace import LayerTrace, Trace
 from model.transformer import Config, LayerRecord, Record
 
@@ -61,24 +62,11 @@ def layer_trace(layer: LayerRecord, i: int = 0, cross: bool = False) -> LayerTra
     )
 
 
-class TextTransformer(Model):
-    """A trained text Transformer ready for the app: tokenize, run, trace."""
+class TextModel(Model):
+    """What every model that reads text shares: the tokenizer, [BOS] text [EOS], token ids
+    back to text. Subclasses set tokenizer, max_len, device, name and kind."""
 
-    def __init__(
-        self, module: nn.Module, cfg: Config, tokenizer: Tokenizer, device: str, name: str
-    ) -> None:
-        self.module, self.cfg, self.tokenizer = module, cfg, tokenizer
-        self.device, self.name, self.kind = str(device), name, cfg.kind
-        self.max_len, self.positional = cfg.max_len, cfg.positional
-        self._specials = [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS]
-
-    @classmethod
-    def from_folder(cls, folder: str | Path, name: str, device: str) -> TextTransformer:
-        """The checkpoint in `folder` (safetensors + config.json + tokenizer.json)."""
-        module, cfg, tokenizer = load_checkpoint(folder, device)
-        return cls(module, cfg, tokenizer, device, name)
-
-    # -- tokens ---------------------------------------------------------------------------
+    tokenizer: Tokenizer
 
     def encode(self, text: str, eos: bool = True) -> Encoded:
         """[BOS] text [EOS] (or [BOS] text when `eos` is False), cut to the context."""
@@ -87,7 +75,7 @@ class TextTransformer(Model):
         if not text.strip():
             raise ValueError("The text is empty: type a sentence.")
         enc = self.tokenizer.encode(text, add_special_tokens=False)
-        room = self.cfg.max_len - (2 if eos else 1)
+        room = self.max_len - (2 if eos else 1)
         ids, offsets = enc.ids[:room], [tuple(o) for o in enc.offsets[:room]]
         n_input = len(enc.ids) + (2 if eos else 1)
         ids, offsets = [BOS_ID, *ids], [(0, 0), *offsets]
@@ -101,7 +89,7 @@ class TextTransformer(Model):
         ids = [int(i) for i in ids]
         if not ids:
             raise ValueError("no token ids to trace")
-        kept = ids[-self.cfg.max_len :]
+        kept = ids[-self.max_len :]
         return Encoded(
             kept, self.tokens_of(kept), [(0, 0)] * len(kept), len(kept) < len(ids), len(ids)
         )
@@ -117,7 +105,45 @@ class TextTransformer(Model):
         return [self.tokenizer.id_to_token(i) for i in range(self.tokenizer.get_vocab_size())]
 
     def special_ids(self) -> dict[str, int]:
-        return {t: i for t, i in zip(SPECIAL_TOKENS, self._specials, strict=True)}
+        return {t: self.tokenizer.token_to_id(t) for t in SPECIAL_TOKENS}
+
+
+class Translator(TextModel):
+    """A text model that writes a translation greedily: subclasses give `greedy`."""
+
+    def greedy(self, src_ids: list[int]) -> tuple[list[int], list[float]]:
+        """The target ids after [BOS] up to [EOS], and each one's probability."""
+        raise NotImplementedError
+
+    def translate(self, text: str) -> Translation:
+        """The greedy translation, its tokens and probabilities, and the source words that
+        are not in the vocabulary."""
+        source = self.encode(text)
+        ids, probs = self.greedy(source.ids)
+        shown = ids[:-1] if ids and ids[-1] == EOS_ID else ids
+        unknown = [text[a:b] for i, (a, b) in zip(source.ids, source.offsets, strict=True)
+                   if i == UNK_ID]  # fmt: skip
+        return Translation(
+            text, self.decode(shown), self.tokens_of(shown), probs[: len(shown)], unknown
+        )
+
+
+class TextTransformer(TextModel):
+    """A trained text Transformer ready for the app: tokenize, run, trace."""
+
+    def __init__(
+        self, module: nn.Module, cfg: Config, tokenizer: Tokenizer, device: str, name: str
+    ) -> None:
+        self.module, self.cfg, self.tokenizer = module, cfg, tokenizer
+        self.device, self.name, self.kind = str(device), name, cfg.kind
+        self.max_len, self.positional = cfg.max_len, cfg.positional
+        self._specials = [tokenizer.token_to_id(t) for t in SPECIAL_TOKENS]
+
+    @classmethod
+    def from_folder(cls, folder: str | Path, name: str, device: str) -> TextTransformer:
+        """The checkpoint in `folder` (safetensors + config.json + tokenizer.json)."""
+        module, cfg, tokenizer = load_checkpoint(folder, device)
+        return cls(module, cfg, tokenizer, device, name)
 
     # -- from a Record to a Trace ----------------------------------------------------------
 

@@ -9,7 +9,7 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import open_page
 from ui.show import download_csv, download_json, layer_head
-from ui.translation import BANKS, english_sentence, reference, stop_if_unknown
+from ui.translation import BANKS, reference, translated
 
 opened = open_page(
     "cross_attention",
@@ -20,12 +20,8 @@ opened = open_page(
     "object, verb), so watch each Korean word find its English source out of order.",
 )
 name, device = opened.model_name, opened.device
-text = english_sentence()
-out = cache.translate(text, name, device)
-stop_if_unknown(out, cache.vocabulary(name, device))
-t = cache.get_trace(text, name, device)
+text, out, t = translated(opened)
 src = t.encoder
-opened.show_timing(t.seconds, f"{len(src.tokens)} → {len(t.tokens)} tokens")
 expected = reference(text)
 verdict = "" if expected is None else (" (exact)" if out.text == expected else " (wrong)")
 st.markdown(f"**{name}** translates{verdict}:")

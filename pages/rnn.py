@@ -8,7 +8,7 @@ from ui.figures import chart
 from ui.frame import open_page
 from ui.registry import BY_KEY
 from ui.show import download_csv, download_json
-from ui.translation import english_sentence, reference, stop_if_unknown
+from ui.translation import reference, translated
 
 opened = open_page(
     "rnn",
@@ -19,12 +19,8 @@ opened = open_page(
     "The Transformer's decoder looks back at every source word through cross-attention.",
 )
 name, device = opened.model_name, opened.device
-text = english_sentence()
-out = cache.translate(text, name, device)
-stop_if_unknown(out, cache.vocabulary(name, device))
-t = cache.get_trace(text, name, device)
+text, out, t = translated(opened)
 src = t.encoder
-opened.show_timing(t.seconds, f"{len(src.tokens)} → {len(t.tokens)} tokens")
 
 # The LSTM's translation beside the Transformer's (and the grammar's, for a preset)
 others = cache.models_for(BY_KEY["cross_attention"])

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model import Translation
+from model import Trace, Translation
 from model.examples import TRANSLATION_EXAMPLES, TRANSLATION_PROBES
+from ui import cache
+from ui.frame import Opened
 from ui.show import md_escape
 
 BANKS = TRANSLATION_PROBES[3:5]  # the money bank (은행) and the river bank (강둑)
@@ -70,6 +72,18 @@ def stop_if_unknown(translation: Translation, vocabulary: list[str]) -> None:
     )
     st.code(" ".join(english_vocabulary(vocabulary)), language=None, wrap_lines=True)
     st.stop()
+
+
+def translated(opened: Opened) -> tuple[str, Translation, Trace]:
+    """The page's sentence, its translation by the page's model and the trace of both (the
+    page stops, saying why, when the sentence is empty or has unknown words)."""
+    name, device = opened.model_name, opened.device
+    text = english_sentence()
+    out = cache.translate(text, name, device)
+    stop_if_unknown(out, cache.vocabulary(name, device))
+    t = cache.get_trace(text, name, device)
+    opened.show_timing(t.seconds, f"{len(t.encoder.tokens)} → {len(t.tokens)} tokens")
+    return text, out, t
 
 
 def reference(text: str) -> str | None:
