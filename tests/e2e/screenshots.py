@@ -5,7 +5,8 @@
 
 The e2e tests write artifacts/screenshots/<page>.png (git-ignored) on every run, each page
 opened from a shared URL with the lecture's sentence "I walked across the road to get cash
-from the bank." in a 1400x2400 viewport. This script only picks them up; commit the copies.
+from the bank." (the translation pages with "i go to school", the vision page with a test
+digit) in a 1400x2400 viewport. This script only picks them up; commit the copies.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.take:
         cmd = [sys.executable, "-m", "pytest", "-q", "tests/e2e/test_pages.py",
-               "-k", "shared_url_renders"]  # fmt: skip
+               "tests/e2e/test_translation_pages.py", "tests/e2e/test_vision_page_browser.py",
+               "-k", "shared_url_renders or translation_page or vit_page"]  # fmt: skip
         if subprocess.call(cmd, cwd=ROOT) != 0:
             print("the page tests failed: screenshots not copied", file=sys.stderr)
             return 1
