@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, fields
 from pathlib import Path
+from typing import Any, TypeVar
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -16,6 +17,8 @@ from tokenizers import Tokenizer
 from torch import nn
 
 from model.transformer import Config, build
+
+C = TypeVar("C")
 
 WEIGHTS, CONFIG, TOKENIZER, TRAINING = (
     "model.safetensors",
@@ -27,12 +30,13 @@ WEIGHTS, CONFIG, TOKENIZER, TRAINING = (
 
 def save_checkpoint(
     model: nn.Module,
-    cfg: Config,
-    tokenizer: Tokenizer,
+    cfg: Any,
+    tokenizer: Tokenizer | None,
     directory: str | Path,
     training: dict | None = None,
 ) -> Path:
-    """Write weights, config, tokenizer (and training facts, if given) into a folder."""
+    """Write weights, config (a dataclass), the tokenizer (a vision model has none) and the
+    training facts, if given, into a folder. Any kind of model: its config says which."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     # tied parameters (the shared embedding of an encoder-decoder) are stored once
@@ -43,18 +47,32 @@ def save_checkpoint(
             state[name] = tensor.detach().cpu().contiguous()
     save_file(state, str(directory / WEIGHTS))
     (directory / CONFIG).write_text(json.dumps(asdict(cfg), indent=2) + "\n")
-    tokenizer.save(str(directory / TOKENIZER))
+    if tokenizer is not None:
+        tokenizer.save(str(directory / TOKENIZER))
     if training is not None:
         (directory / TRAINING).write_text(json.dumps(training, indent=2) + "\n")
     return directory
 
 
+def read_config(directory: str | Path, cls: type[C], **defaults: Any) -> C:
+    """The config dataclass `cls` stored in a checkpoint folder: unknown keys are ignored,
+    `defaults` fill keys that older checkpoints lack."""
+    raw = {**defaults, **json.loads((Path(directory) / CONFIG).read_text())}
+    known = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in raw.items() if k in known})
+
+
+def read_weights(directory: str | Path) -> dict[str, torch.Tensor]:
+    """The weights of a checkpoint folder, from safetensors only (no code is executed)."""
+    path = Path(directory) / WEIGHTS
+    if not path.is_file():
+        raise FileNotFoundError(f"no checkpoint in {directory} (missing {WEIGHTS})")
+    return load_file(str(path))
+
+
 def load_config(directory: str | Path) -> Config:
-    """The Config stored in a checkpoint folder (unknown keys are ignored)."""
-    raw = json.loads((Path(directory) / CONFIG).read_text())
-    raw.setdefault("tie_embeddings", False)  # checkpoints from before the option were untied
-    known = {f.name for f in fields(Config)}
-    return Config(**{k: v for k, v in raw.items() if k in known})
+    """The Transformer's Config stored in a checkpoint folder (unknown keys are ignored)."""
+    return read_config(directory, Config, tie_embeddings=False)  # older ones were untied
 
 
 def load_checkpoint(
@@ -62,11 +80,9 @@ def load_checkpoint(
 ) -> tuple[nn.Module, Config, Tokenizer]:
     """Model (in eval mode, on `device`), its config and its tokenizer."""
     directory = Path(directory)
-    if not (directory / WEIGHTS).is_file():
-        raise FileNotFoundError(f"no checkpoint in {directory} (missing {WEIGHTS})")
+    state = read_weights(directory)
     cfg = load_config(directory)
     model = build(cfg)
-    state = load_file(str(directory / WEIGHTS))
     missing, unexpected = model.load_state_dict(state, strict=False)
     tied = {"decoder.embed.weight"} | ({"unembed.weight"} if cfg.tie_embeddings else set())
     if unexpected or set(missing) - tied:

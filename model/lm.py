@@ -15,7 +15,7 @@ import torch
 from torch import Tensor
 
 from model.contract import Candidates, Generation, Sampling, draw
-from model.text import Encoded, TextTransformer, to_numpy
+from model.text import Encoded, TextTransformer, timed, to_numpy
 from model.tokenizer import EOS_ID, MASK_ID, PAD_ID
 from model.trace import Trace
 from model.transformer import Record
@@ -82,7 +82,7 @@ class TransformerLM(TextTransformer):
 
     def _trace(self, enc: Encoded, positions: bool) -> Trace:
         ids = torch.tensor([enc.ids], device=self.device)
-        (logits, record), seconds = self.timed(lambda: self.forward(ids, positions))
+        (logits, record), seconds = timed(lambda: self.forward(ids, positions), self.device)
         return self.make_trace(enc, record, logits, self.causal, positions, seconds)
 
     # -- masked prediction (encoder) -------------------------------------------------------

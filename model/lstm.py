@@ -17,20 +17,17 @@ layer's h (with more layers: the top layer's, the decoder starting from every la
 
 from __future__ import annotations
 
-import json
-import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
-from safetensors.torch import load_file
 from tokenizers import Tokenizer
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from model.checkpoint import CONFIG, TOKENIZER, WEIGHTS
-from model.text import Encoded, Translator, to_numpy
+from model.checkpoint import TOKENIZER, read_config, read_weights
+from model.text import Encoded, Translator, timed, to_numpy
 from model.tokenizer import BOS_ID, EOS_ID
 from model.trace import Trace
 
@@ -112,12 +109,9 @@ def load_recurrent(
     """Model (eval mode, on `device`), config and tokenizer from a checkpoint folder; written
     by model.checkpoint.save_checkpoint. Safetensors and JSON only: nothing is executed."""
     folder = Path(folder)
-    if not (folder / WEIGHTS).is_file():
-        raise FileNotFoundError(f"no checkpoint in {folder} (missing {WEIGHTS})")
-    raw = json.loads((folder / CONFIG).read_text())
-    cfg = RecurrentConfig(**{f.name: raw[f.name] for f in fields(RecurrentConfig) if f.name in raw})
-    module = LSTMSeq2Seq(cfg)
-    module.load_state_dict(load_file(str(folder / WEIGHTS)))  # strict: every weight, no other
+    state = read_weights(folder)
+    module = LSTMSeq2Seq(cfg := read_config(folder, RecurrentConfig))
+    module.load_state_dict(state)  # strict: every weight, no other
     tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
     return module.to(device).eval(), cfg, tokenizer
 
@@ -192,11 +186,7 @@ class RecurrentTranslator(Translator):
         target_ids = target_ids[: self.cfg.max_len]
         src = torch.tensor([source.ids], device=self.device)
         tgt = torch.tensor([target_ids], device=self.device)
-        start = time.perf_counter()
-        logits, rec = self.module(src, tgt)
-        if self.device.startswith("cuda"):
-            torch.cuda.synchronize()
-        seconds = time.perf_counter() - start
+        (logits, rec), seconds = timed(lambda: self.module(src, tgt), self.device)
         context = to_numpy(rec.context[0])  # [D]
         encoder = self._steps(source, rec.source_embed, rec.encoder_states, None, context, 0.0)
         n = len(target_ids)

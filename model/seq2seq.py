@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from model.text import Encoded, TextTransformer, Translator
+from model.text import Encoded, TextTransformer, Translator, timed
 from model.tokenizer import BOS_ID, EOS_ID
 from model.trace import Trace
 from model.transformer import Record
@@ -70,7 +70,7 @@ class TransformerSeq2Seq(Translator, TextTransformer):
         target = self.encoded_ids(target_ids)
         src = torch.tensor([source.ids], device=self.device)
         tgt = torch.tensor([target.ids], device=self.device)
-        (logits, record), seconds = self.timed(lambda: self.forward(src, tgt, positions))
+        (logits, record), seconds = timed(lambda: self.forward(src, tgt, positions), self.device)
         trace = self.make_trace(target, record, logits, True, positions, seconds)
         trace.encoder = self.make_trace(source, record.encoder, None, False, positions, 0.0)
         return trace

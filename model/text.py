@@ -10,8 +10,10 @@ model/lstm.py (the LSTM translator) build on them.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import torch
@@ -23,6 +25,8 @@ from model.contract import Candidates, Model, Translation
 from model.tokenizer import BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK_ID
 from model.trace import LayerTrace, Trace
 from model.transformer import Config, LayerRecord, Record
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -60,6 +64,16 @@ def layer_trace(layer: LayerRecord, i: int = 0, cross: bool = False) -> LayerTra
         mlp_out=to_numpy(layer.mlp_out[i]),
         resid_post=to_numpy(layer.resid_post[i]),
     )
+
+
+def timed(run: Callable[[], T], device: str) -> tuple[T, float]:
+    """`run()` and its wall time in seconds (waiting for the GPU to finish): the forward pass
+    time the sidebar shows."""
+    start = time.perf_counter()
+    out = run()
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    return out, time.perf_counter() - start
 
 
 class TextModel(Model):
@@ -175,14 +189,6 @@ class TextTransformer(TextModel):
             if record.layers and record.layers[0].cross_attn is not None
             else [],
         )
-
-    def timed(self, run):
-        """`run()` and its wall time in seconds (waiting for the GPU to finish)."""
-        start = time.perf_counter()
-        out = run()
-        if self.device.startswith("cuda"):
-            torch.cuda.synchronize()
-        return out, time.perf_counter() - start
 
     # -- predictions -----------------------------------------------------------------------
 

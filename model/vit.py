@@ -36,20 +36,17 @@ of a digit (a photo, a drawing, a PIL image) into the 8x8, 0-16 input the model 
 
 from __future__ import annotations
 
-import json
-import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from safetensors.torch import load_file, save_file
 from torch import Tensor, nn
 
-from model.checkpoint import CONFIG, TRAINING, WEIGHTS
+from model.checkpoint import read_config, read_weights, save_checkpoint
 from model.contract import Candidates, Model
-from model.text import layer_trace, to_numpy
+from model.text import layer_trace, timed, to_numpy
 from model.trace import Trace
 from model.transformer import Config, Layer, Record
 
@@ -152,26 +149,16 @@ class VisionTransformer(nn.Module):
 
 
 def save_vit(module: VisionTransformer, folder: str | Path, training: dict | None = None) -> Path:
-    """Write weights, config (and training facts, if given) into a folder."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu().contiguous() for k, v in module.state_dict().items()}
-    save_file(state, str(folder / WEIGHTS))
-    (folder / CONFIG).write_text(json.dumps(asdict(module.cfg), indent=2) + "\n")
-    if training is not None:
-        (folder / TRAINING).write_text(json.dumps(training, indent=2) + "\n")
-    return folder
+    """Write weights, config (and training facts, if given) into a folder: a checkpoint of
+    the same format as the text models', without a tokenizer."""
+    return save_checkpoint(module, module.cfg, None, folder, training)
 
 
 def load_vit(folder: str | Path, device: str = "cpu") -> VisionTransformer:
     """The VisionTransformer stored in `folder`, in eval mode on `device`."""
-    folder = Path(folder)
-    if not (folder / WEIGHTS).is_file():
-        raise FileNotFoundError(f"no checkpoint in {folder} (missing {WEIGHTS})")
-    raw = json.loads((folder / CONFIG).read_text())
-    known = {f.name for f in fields(VisionConfig)}
-    module = VisionTransformer(VisionConfig(**{k: v for k, v in raw.items() if k in known}))
-    module.load_state_dict(load_file(str(folder / WEIGHTS)))  # strict: every weight, no more
+    state = read_weights(folder)
+    module = VisionTransformer(read_config(folder, VisionConfig))
+    module.load_state_dict(state)  # strict: every weight, no more
     return module.to(device).eval()
 
 
@@ -329,11 +316,7 @@ class VisionModel(Model):
     def trace(self, inputs: Any, positions: bool = True) -> Trace:
         """One image through the model, everything inside kept (see Trace)."""
         image = to_digit_image(inputs)
-        start = time.perf_counter()
-        logits, record = self.forward(image[None], positions)
-        if self.device.startswith("cuda"):
-            torch.cuda.synchronize()
-        seconds = time.perf_counter() - start
+        (logits, record), seconds = timed(lambda: self.forward(image[None], positions), self.device)
         t = self.cfg.n_tokens
         return Trace(
             tokens=self.tokens(),
