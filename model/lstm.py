@@ -147,25 +147,23 @@ class RecurrentTranslator(Translator):
     # -- translate ------------------------------------------------------------------------
 
     @torch.inference_mode()
-    def greedy(self, src_ids: list[int]) -> tuple[list[int], list[float]]:
+    def greedy(self, src_ids: list[int]) -> list[int]:
         """The target ids after [BOS], each the most likely next token (special tokens but
-        [EOS] aside), up to [EOS] or max_len; and each one's probability."""
+        [EOS] aside), up to [EOS] or max_len."""
         src = torch.tensor([src_ids], device=self.device)
         _, _, state = self.module.encode(src)  # the context: (h, c), each (L, 1, D)
         never = torch.tensor(
             [i for i in self.special_ids().values() if i != EOS_ID], device=self.device
         )
-        token, ids, probs = BOS_ID, [], []
+        token, ids = BOS_ID, []
         while len(ids) < self.cfg.max_len - 1:  # room for [BOS] in the trace
             step = torch.tensor([[token]], device=self.device)
             logits, _, _, state = self.module.decode(step, state)  # one step, from `state`
-            p = torch.softmax(logits[0, -1].float().index_fill(0, never, float("-inf")), -1)
-            token = int(p.argmax())
+            token = int(logits[0, -1].index_fill(0, never, float("-inf")).argmax())
             ids.append(token)
-            probs.append(float(p[token]))
             if token == EOS_ID:
                 break
-        return ids, probs
+        return ids
 
     # -- trace ----------------------------------------------------------------------------
 
@@ -173,7 +171,7 @@ class RecurrentTranslator(Translator):
         """Translate the text greedily, then trace the pair (see `trace_pair`). `positions` is
         accepted for the contract; a recurrent model adds no positional encoding."""
         source = self.encode(inputs)
-        ids, _ = self.greedy(source.ids)
+        ids = self.greedy(source.ids)
         return self._trace(source, [BOS_ID, *[i for i in ids if i != EOS_ID]])
 
     def trace_pair(self, source: str, target: str, positions: bool = True) -> Trace:

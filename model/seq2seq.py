@@ -36,29 +36,26 @@ class TransformerSeq2Seq(Translator, TextTransformer):
         return self.module(src.to(self.device), tgt.to(self.device), positions=positions)
 
     @torch.inference_mode()
-    def greedy(self, src_ids: list[int], positions: bool = True) -> tuple[list[int], list[float]]:
+    def greedy(self, src_ids: list[int], positions: bool = True) -> list[int]:
         """The target ids after [BOS], each the most likely next token, up to [EOS] or the
-        context's end; and each one's probability."""
+        context's end."""
         src = torch.tensor([src_ids], device=self.device)
         memory, _ = self.module.encoder(src, positions)  # (1, S, D), computed once
-        tgt, probs = [BOS_ID], []
+        tgt = [BOS_ID]
         while len(tgt) < self.cfg.max_len:
             h, _ = self.module.decoder(
                 torch.tensor([tgt], device=self.device), positions, memory=memory, memory_ids=src
             )
             logits = self.without_specials(self.module.unembed(h[0, -1]), keep=(EOS_ID,))
-            p = torch.softmax(logits.float(), -1)
-            pick = int(p.argmax())
-            tgt.append(pick)
-            probs.append(float(p[pick]))
-            if pick == EOS_ID:
+            tgt.append(int(logits.argmax()))
+            if tgt[-1] == EOS_ID:
                 break
-        return tgt[1:], probs
+        return tgt[1:]
 
     def trace(self, inputs: str, positions: bool = True) -> Trace:
         """Translate the text greedily, then trace the pair (see `trace_pair`)."""
         source = self.encode(inputs)
-        ids, _ = self.greedy(source.ids, positions)
+        ids = self.greedy(source.ids, positions)
         return self._trace(source, [BOS_ID, *[i for i in ids if i != EOS_ID]], positions)
 
     def trace_pair(self, source: str, target: str, positions: bool = True) -> Trace:

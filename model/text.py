@@ -123,23 +123,28 @@ class TextModel(Model):
 
 
 class Translator(TextModel):
-    """A text model that writes a translation greedily: subclasses give `greedy`."""
-
-    def greedy(self, src_ids: list[int]) -> tuple[list[int], list[float]]:
-        """The target ids after [BOS] up to [EOS], and each one's probability."""
-        raise NotImplementedError
+    """A text model whose `trace(text)` decodes a translation greedily (the decoder's
+    tokens after [BOS]) and keeps the source's trace in `.encoder`."""
 
     def translate(self, text: str) -> Translation:
         """The greedy translation, its tokens and probabilities, and the source words that
         are not in the vocabulary."""
-        source = self.encode(text)
-        ids, probs = self.greedy(source.ids)
-        shown = ids[:-1] if ids and ids[-1] == EOS_ID else ids
-        unknown = [text[a:b] for i, (a, b) in zip(source.ids, source.offsets, strict=True)
+        return self.translation_in(self.trace(text), text)
+
+    def translation_in(self, t: Trace, text: str) -> Translation:
+        """The translation that `trace(text)` holds (its target tokens, each one's probability
+        under the logits of the step that picked it), so a page that shows both pays for
+        one greedy decoding."""
+        ids = [int(i) for i in t.ids[1:]]  # after [BOS]; [EOS] is not part of the text
+        logits = t.logits[: len(ids)].astype(np.float64)
+        logits[:, [i for n, i in self.special_ids().items() if n != "[EOS]"]] = -np.inf
+        probs = np.exp(logits - logits.max(-1, keepdims=True))
+        probs /= probs.sum(-1, keepdims=True)
+        src = t.encoder if t.encoder is not None else t
+        unknown = [text[a:b] for i, (a, b) in zip(src.ids, src.offsets, strict=True)
                    if i == UNK_ID]  # fmt: skip
-        return Translation(
-            text, self.decode(shown), self.tokens_of(shown), probs[: len(shown)], unknown
-        )
+        picked = [float(probs[k, i]) for k, i in enumerate(ids)]
+        return Translation(text, self.decode(ids), self.tokens_of(ids), picked, unknown)
 
 
 class TextTransformer(TextModel):

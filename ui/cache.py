@@ -93,8 +93,9 @@ def vit_report() -> dict:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def translate(text: str, name: str, device: str) -> Translation:
-    """The greedy translation of `text` by model `name`."""
-    return load_model(name, device).translate(text)
+    """The greedy translation of `text` by model `name`, read from its cached trace (one
+    greedy decoding for the translation and the trace together)."""
+    return load_model(name, device).translation_in(get_trace(text, name, device), text)
 
 
 def _report(name: str) -> dict:
