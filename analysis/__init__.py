@@ -16,6 +16,7 @@ from analysis.similarity import (
 from analysis.steps import AttentionSteps, attention_steps
 from analysis.tokens import (
     default_token,
+    head_pattern,
     head_weights,
     prediction_probs,
     softmax_rows,
@@ -33,6 +34,7 @@ __all__ = [
     "cosine_matrix",
     "cosine_to_first",
     "default_token",
+    "head_pattern",
     "head_weights",
     "layout_similarity",
     "neighbour_map",

@@ -46,7 +46,12 @@ def prediction_probs(logits: np.ndarray, special_ids: Iterable[int]) -> np.ndarr
     return softmax_rows(z)
 
 
+def head_pattern(attention: np.ndarray, head: int | str) -> np.ndarray:
+    """[T, S] one head's weights of a layer's attention [H, T, S], or their average over
+    the heads ("average")."""
+    return attention.mean(axis=0) if head == "average" else attention[head]
+
+
 def head_weights(trace: Trace, layer: int, head: int | str) -> np.ndarray:
-    """[T, S] one head's attention weights, or their average over the heads ("average")."""
-    weights = trace.layers[layer].attention
-    return weights.mean(axis=0) if head == "average" else weights[head]
+    """[T, S] one head's self-attention weights in `layer`, or their average ("average")."""
+    return head_pattern(trace.layers[layer].attention, head)

@@ -53,14 +53,13 @@ def attention_views(t: Trace, where: tuple) -> None:
     left, right = st.columns(2)
     places = [left, right, st.container()]
     for place, (widget, lay, rows, keys, title) in zip(places, views, strict=True):
-        weights = lay.attention.mean(0) if head == "average" else lay.attention[head]
+        weights = analysis.head_pattern(lay.attention, head)
         with place:
             chart(widget, (where, layer, head), viz.attention_heatmap, weights, rows,
                   title=title, key_tokens=keys, filename=widget)  # fmt: skip
     cross = places[2]
     with cross:
-        weights = t.cross_layers[layer].attention
-        matrix = weights.mean(0) if head == "average" else weights[head]
+        matrix = analysis.head_pattern(t.cross_layers[layer].attention, head)
         download_csv(f"Cross-attention, {short} (CSV)", matrix, t.tokens, src.tokens,
                      "xa_dl_cross", f"cross_attention_L{layer + 1}.csv")  # fmt: skip
     st.caption(
@@ -79,8 +78,7 @@ def attention_views(t: Trace, where: tuple) -> None:
         t.logits[[i]], [v for k, v in specials.items() if k != "[EOS]"]
     )[0]
     vocab = cache.vocabulary(where[1], where[2])
-    weights = t.cross_layers[layer].attention
-    row = (weights.mean(0) if head == "average" else weights[head])[i]
+    row = analysis.head_pattern(t.cross_layers[layer].attention, head)[i]
     left, right = st.columns(2)
     with left:
         chart("xa_next", (where, i), viz.distribution_bar, probs, vocab, 8,

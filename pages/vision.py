@@ -39,8 +39,8 @@ left, right = st.columns([2, 3])
 with left:
     chart("vit_image", where, viz.image_with_patches, t.image, patch, filename="image_patches")
 with right:
-    probs = np.exp(t.logits[0] - t.logits[0].max())
-    ranked = sorted(enumerate(probs / probs.sum()), key=lambda p: -p[1])
+    probs = analysis.softmax_rows(t.logits[:1])[0]  # the [CLS] row decides
+    ranked = sorted(enumerate(probs), key=lambda p: -p[1])
     chart("vit_classes", where, viz.topk_bar, [(str(d), float(p)) for d, p in ranked],
           title="the digits, most likely first", filename="prediction")  # fmt: skip
 tiles = analysis.patches(t.image, patch)
