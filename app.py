@@ -17,24 +17,26 @@ st.set_page_config(
     initial_sidebar_state="expanded",
 )
 
+
+def _home() -> None:
+    """The app's root URL: the page a shared link names as ?page=..., else the first page.
+
+    The root is a hidden page of its own, so every page keeps its own path (/tokens opens
+    the first page too; a default page would be served at the root only).
+    """
+    wanted = st.query_params.get("page")
+    st.switch_page(pages[wanted] if wanted in pages else pages[PAGES[0].key])
+
+
 pages = {
-    spec.key: st.Page(
-        spec.path, title=spec.title, icon=spec.icon, url_path=spec.key, default=i == 0
-    )
-    for i, spec in enumerate(PAGES)
+    spec.key: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key)
+    for spec in PAGES
 }
+home = st.Page(_home, title=PAGES[0].title, url_path="home", default=True, visibility="hidden")
 sections: dict[str, list[st.Page]] = {}
 for spec in PAGES:
     sections.setdefault(spec.section, []).append(pages[spec.key])
+sections[PAGES[0].section].insert(0, home)
 current = st.navigation(sections)
-
-# A shared link may name its page as ?page=...: follow it once, on the session's first run
-# (an explicit path such as /attention wins over it).
-init_state()
-if not st.session_state.get("_routed"):
-    st.session_state["_routed"] = True
-    wanted = st.query_params.get("page")
-    if wanted in pages and current is pages[PAGES[0].key] and wanted != PAGES[0].key:
-        st.switch_page(pages[wanted])
-
+init_state()  # before a switch: the URL's sentence and model are read once per session
 current.run()
