@@ -216,8 +216,8 @@ def to_digit_image(array: Any, size: int = 8) -> np.ndarray:
     unless it is already 8x8: crop to the ink, pad to a square (centred), resize to 8x8 by
     area averaging and stretch so the strongest ink is 16, as in the training digits (98%
     of which reach 16). An 8x8 input keeps its values: a training digit passes unchanged.
-    A blank image gives zeros. ValueError for an empty, 1-pixel-wide, fully transparent or
-    non-image input.
+    A blank image (no pixel with 5% ink) gives zeros. ValueError for an empty, 1-pixel-wide,
+    fully transparent or non-image input.
     """
     try:
         raw = np.asarray(array)
@@ -241,7 +241,8 @@ def to_digit_image(array: Any, size: int = 8) -> np.ndarray:
     ink = 1.0 - grey if border.mean() > 0.5 else grey  # light ink on a dark background
     if ink.shape == (size, size):
         return ink * PIXEL_MAX
-    rows, cols = np.nonzero(ink > 0.1 * ink.max()) if ink.max() > 0 else ((), ())
+    blank = ink.max() < 0.05  # no ink (rounding leaves ~1e-16 on white paper)
+    rows, cols = ((), ()) if blank else np.nonzero(ink > 0.1 * ink.max())
     if len(rows) == 0:
         return np.zeros((size, size))
     ink = ink[rows.min() : rows.max() + 1, cols.min() : cols.max() + 1]  # crop to the ink

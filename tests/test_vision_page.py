@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import analysis
 import viz
-from ui.images import ImageError, decode_image
+from ui.images import CANVAS_PX, ImageError, decode_image, drawn_digit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -152,3 +152,48 @@ def test_an_upload_is_converted_and_a_bad_one_keeps_the_previous_picture() -> No
     assert any("not a PNG or JPEG" in e.value and "previous picture is kept" in e.value
                for e in at.error)  # fmt: skip
     assert at.get("plotly_chart"), "the previous picture is still drawn"
+
+
+# --- drawing on the canvas --------------------------------------------------------------------
+
+
+def canvas(strokes: list[list[tuple[float, float]]], width: int = 20) -> np.ndarray:
+    """What the drawing canvas sends back: black strokes on an opaque white RGBA square."""
+    from PIL import ImageDraw
+
+    img = Image.new("RGBA", (CANVAS_PX, CANVAS_PX), (255, 255, 255, 255))
+    for stroke in strokes:
+        ImageDraw.Draw(img).line(stroke, fill=(0, 0, 0, 255), width=width, joint="curve")
+    return np.asarray(img)
+
+
+def ring(cx: float, cy: float, rx: float, ry: float) -> list[tuple[float, float]]:
+    return [(cx + rx * np.sin(a), cy - ry * np.cos(a)) for a in np.linspace(0, 2 * np.pi, 40)]
+
+
+DRAWN = {  # mouse-like strokes the shipped vit reads right (a drawn 7 it reads as a 3)
+    "1": [[(112, 30), (112, 194)]],
+    "0": [ring(112, 112, 55, 85)],
+    "4": [[(140, 30), (50, 140), (180, 140)], [(140, 30), (140, 195)]],
+}
+
+
+def test_an_empty_canvas_is_no_digit_and_a_drawing_becomes_one() -> None:
+    assert drawn_digit(None) is None
+    assert drawn_digit(canvas([])) is None, "a blank canvas is not a digit"
+    one = drawn_digit(canvas(DRAWN["1"]))
+    assert one is not None and one.shape == (8, 8) and one.max() == pytest.approx(16)
+
+
+@pytest.mark.parametrize("digit", list(DRAWN))
+def test_the_shipped_vit_reads_drawn_digits(digit: str) -> None:
+    import model
+
+    vit = model.load("vit")
+    assert vit.classify(drawn_digit(canvas(DRAWN[digit])))[0][0] == digit
+
+
+def test_the_draw_source_waits_for_a_drawing() -> None:
+    at = vit_page(vit_source="draw")
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("Draw a digit" in i.value for i in at.info)

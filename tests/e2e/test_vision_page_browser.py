@@ -1,6 +1,7 @@
 """The Vision Transformer page in a real browser: a test digit is drawn as patches with the
 prediction, the layer picker redraws [CLS]'s attention, an upload that is not a picture is
-named and the previous picture stays. Screenshot: artifacts/screenshots/vision.png."""
+named and the previous picture stays, and a digit drawn with the mouse is read.
+Screenshot: artifacts/screenshots/vision.png."""
 
 from __future__ import annotations
 
@@ -39,4 +40,35 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     )  # fmt: skip
     error = page.get_by_test_id("stAlertContentError").first.inner_text()
     assert "fake.png" in error and "not a PNG or JPEG" in error
+    assert_clean(page)
+
+
+def test_a_digit_drawn_with_the_mouse_is_read(app_server, page) -> None:
+    """streamlit-drawable-canvas in the real browser: one vertical stroke is read as a 1."""
+    harness.open_app(page, url(app_server, "vision"), charts=True)
+    harness.after_rerun(page, lambda: page.get_by_text("draw one").click())
+    page.get_by_text("Draw a digit in the white box").wait_for(timeout=20000)
+    box = page.locator("canvas.upper-canvas").first
+    box.wait_for(timeout=20000)
+    box.scroll_into_view_if_needed()
+    b = box.bounding_box()
+    assert b is not None
+    x, top = b["x"] + b["width"] / 2, b["y"]
+
+    def stroke() -> None:
+        page.mouse.move(x, top + 0.12 * b["height"])
+        page.wait_for_timeout(300)  # the canvas takes a stroke only after the pointer hovers
+        page.mouse.down()
+        page.mouse.move(x, top + 0.88 * b["height"], steps=25)
+        page.mouse.up()
+
+    harness.after_rerun(page, stroke)
+    page.get_by_text("your drawing, converted to 8x8").wait_for(timeout=20000)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .gtitle')]
+              .some(t => t.textContent.includes('most likely first'))""",
+        timeout=20000,
+    )
+    ranked = [labels for labels in harness.axis_labels(page) if len(labels) == 10]
+    assert ranked and ranked[0][0] == "1", ranked
     assert_clean(page)
