@@ -1,0 +1,595 @@
+"""Real pretrained models from Hugging Face `transformers`, through the same contract and
+Trace as the from-scratch ones.
+
+    m = model.load("/srv/models/bert-base-uncased")     # a folder with config.json
+    m.trace("The cat sat on the mat.")                   # the same Trace as ours
+    m.fill_mask("I [MASK] across the river.")            # BERT, DistilBERT, RoBERTa heads
+    m.next_token("Once upon a")                          # GPT-2, Llama (SmolLM2)
+
+How a trace is read: the model runs once with `output_attentions=True` (eager attention, so
+the weights are the ones it really used) and forward hooks, installed once at load time,
+record what the layers compute: the residual stream around each sublayer, X (what Q, K, V
+come from), the Q/K/V projections, each head's output before W_O, what attention and the
+MLP add. The hooks write into a recorder that only the thread tracing sees (a shared model
+serves every session), so a plain call records nothing. The scores are Q Kᵀ / √Dh
+recomputed from the hooked Q and K; for rotary models (Llama) Q and K are taken *after* the
+rotation, recomputed from the hooked projections and the model's own cos/sin, because that
+is what the scores come from. The tests check softmax(scores + mask) against the model's
+own attention.
+
+Loading is local and safe: `local_files_only=True`, HF_HUB_OFFLINE=1, `trust_remote_code=False`,
+`attn_implementation="eager"`, and weights from safetensors only (a pickled
+`pytorch_model.bin` can run code when it is read, so such a folder is refused). A GGUF file
+(llama.cpp's format, a plain header plus tensors: not pickle) is read through transformers'
+own `gguf_file=` support, which dequantizes it to float32.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from model.contract import Candidates, Generation, Model, Sampling, draw
+from model.lm import UNFILTERED, filter_logits
+from model.registry import check_weights, read_info
+from model.text import Encoded, timed, to_numpy
+from model.trace import LayerTrace, Trace
+
+MAX_TOKENS = 512  # the most tokens one trace reads, whatever the model's context
+MASK = "[MASK]"  # how the app writes the mask token, whatever the tokenizer calls it
+
+
+@dataclass(frozen=True)
+class Family:
+    """Where a model family keeps what a trace needs: module paths relative to the stack
+    (`base`) or to one layer. One entry per supported `model_type`."""
+
+    layers: str  # the ModuleList of layers, under the base model
+    embed: str  # token embedding
+    pos: str | None  # learned position embedding (None: rotary or none)
+    attn: str  # the self-attention module (its `scaling`), in a layer
+    q: str  # the modules whose outputs are Q, K, V (fused: the same module three times)
+    k: str
+    v: str
+    out: str  # W_O: its input is the heads' outputs side by side, its output what attention adds
+    mlp: str  # its output is what the MLP adds
+    attn_in: str | None = None  # pre-norm: the norm whose output is X (None: X = resid_pre)
+    mid: str | None = None  # post-norm: the add & norm whose output is resid_mid
+    rotary: str | None = None  # the rotary embedding module under the base model
+
+    @property
+    def fused(self) -> bool:
+        return self.q == self.k == self.v
+
+
+BERT = Family(
+    layers="encoder.layer", embed="embeddings.word_embeddings",
+    pos="embeddings.position_embeddings", attn="attention.self", q="attention.self.query",
+    k="attention.self.key", v="attention.self.value", out="attention.output.dense",
+    mlp="output.dense", mid="attention.output",
+)  # fmt: skip
+FAMILIES: dict[str, Family] = {
+    "bert": BERT,
+    "roberta": BERT,
+    "xlm-roberta": BERT,
+    "distilbert": Family(
+        layers="transformer.layer", embed="embeddings.word_embeddings",
+        pos="embeddings.position_embeddings", attn="attention", q="attention.q_lin",
+        k="attention.k_lin", v="attention.v_lin", out="attention.out_lin", mlp="ffn",
+        mid="sa_layer_norm",
+    ),
+    "gpt2": Family(
+        layers="h", embed="wte", pos="wpe", attn="attn", q="attn.c_attn", k="attn.c_attn",
+        v="attn.c_attn", out="attn.c_proj", mlp="mlp", attn_in="ln_1",
+    ),
+    "llama": Family(
+        layers="layers", embed="embed_tokens", pos=None, attn="self_attn",
+        q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj",
+        out="self_attn.o_proj", mlp="mlp", attn_in="input_layernorm", rotary="rotary_emb",
+    ),
+}  # fmt: skip
+
+
+# --- recording ------------------------------------------------------------------------------
+
+
+@dataclass
+class Recorder:
+    """What the hooks saw during one traced forward pass (batch of one)."""
+
+    positions: bool = True  # False: the position embedding (or rotation) is switched off
+    embed: Tensor | None = None
+    pos: Tensor | None = None
+    rotary: tuple[Tensor, Tensor] | None = None
+    layers: list[dict[str, Tensor]] = field(default_factory=list)
+
+
+_local = threading.local()  # .recorder: the current thread's Recorder, or None
+
+
+def _recorder() -> Recorder | None:
+    return getattr(_local, "recorder", None)
+
+
+def _first(out: Any) -> Tensor:
+    return out[0] if isinstance(out, tuple | list) else out
+
+
+def _record(i: int, what: str) -> Any:
+    """A forward hook that keeps the module's output as layer i's `what`."""
+
+    def hook(module: nn.Module, args: tuple, out: Any) -> None:
+        rec = _recorder()
+        if rec is not None:
+            rec.layers[i][what] = _first(out)
+
+    return hook
+
+
+def _record_input(i: int, what: str) -> Any:
+    """A forward pre-hook that keeps the module's first input (hidden_states) as `what`."""
+
+    def hook(module: nn.Module, args: tuple, kwargs: dict) -> None:
+        rec = _recorder()
+        if rec is not None:
+            rec.layers[i][what] = args[0] if args else kwargs["hidden_states"]
+
+    return hook
+
+
+def _embed_hook(module: nn.Module, args: tuple, out: Tensor) -> None:
+    rec = _recorder()
+    if rec is not None:
+        rec.embed = out
+
+
+def _pos_hook(module: nn.Module, args: tuple, out: Tensor) -> Tensor | None:
+    rec = _recorder()
+    if rec is None:
+        return None
+    if not rec.positions:
+        out = torch.zeros_like(out)
+    rec.pos = out
+    return out
+
+
+def _rotary_hook(module: nn.Module, args: tuple, out: tuple[Tensor, Tensor]) -> Any:
+    rec = _recorder()
+    if rec is None:
+        return None
+    if not rec.positions:  # no rotation: cos 1, sin 0
+        out = (torch.ones_like(out[0]), torch.zeros_like(out[1]))
+    rec.rotary = out
+    return out
+
+
+def _rotate(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+    """Rotary position embedding of x [H, T, Dh] with cos, sin [T, Dh] (the half-split
+    convention transformers' Llama uses)."""
+    half = x.shape[-1] // 2
+    turned = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    return x * cos + turned * sin
+
+
+def _get(root: nn.Module, path: str) -> nn.Module:
+    return root.get_submodule(path) if path else root
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def load_pretrained(path: Path, head: str, device: str) -> tuple[nn.Module, Any]:
+    """The transformers model (head "mlm", "lm" or "" for none) and its fast tokenizer, from
+    a folder (safetensors) or a .gguf file, local files only."""
+    os.environ["HF_HUB_OFFLINE"] = "1"  # before transformers is first imported: no Hub
+    import transformers
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    common: dict[str, Any] = {"local_files_only": True, "trust_remote_code": False}
+    if path.suffix == ".gguf":
+        folder, extra = path.parent, {"gguf_file": path.name}
+    else:
+        check_weights(path)
+        folder, extra = path, {"use_safetensors": True}
+    auto = {
+        "mlm": transformers.AutoModelForMaskedLM,
+        "lm": transformers.AutoModelForCausalLM,
+    }.get(head, transformers.AutoModel)
+    module = auto.from_pretrained(
+        folder, attn_implementation="eager", dtype=torch.float32, **common, **extra
+    )
+    tokenizer = transformers.AutoTokenizer.from_pretrained(
+        folder, **common, **({"gguf_file": path.name} if "gguf_file" in extra else {})
+    )
+    if not getattr(tokenizer, "is_fast", False):
+        raise ValueError(f"{path}: the app needs a fast tokenizer (a tokenizer.json)")
+    return module.to(device).eval(), tokenizer
+
+
+# --- the model ------------------------------------------------------------------------------
+
+
+class HFModel(Model):
+    """A Hugging Face transformers model behind the app's contract (see the module doc)."""
+
+    def __init__(
+        self, module: nn.Module, tokenizer: Any, kind: str, capabilities: frozenset[str],
+        name: str, device: str, source: str = "",
+    ) -> None:  # fmt: skip
+        self.module, self.tokenizer, self.kind, self.name = module, tokenizer, kind, name
+        self.device, self._capabilities = str(device), capabilities
+        cfg = module.config
+        self.model_type = cfg.model_type
+        if self.model_type not in FAMILIES:
+            raise ValueError(
+                f"{name}: model_type {self.model_type!r} is not supported by the adapter "
+                f"(supported: {', '.join(FAMILIES)})"
+            )
+        self.family = FAMILIES[self.model_type]
+        self.base = module.base_model
+        self.stack = _get(self.base, self.family.layers)
+        self.n_heads = int(getattr(cfg, "num_attention_heads", 0) or cfg.n_heads)
+        width = int(getattr(cfg, "hidden_size", 0) or cfg.dim)
+        self.d_head = int(getattr(cfg, "head_dim", 0) or width // self.n_heads)
+        self.n_kv_heads = int(getattr(cfg, "num_key_value_heads", 0) or self.n_heads)
+        limit = int(getattr(cfg, "max_position_embeddings", 0) or MAX_TOKENS)
+        if self.model_type in ("roberta", "xlm-roberta"):  # positions start after padding
+            limit -= int(cfg.pad_token_id or 0) + 1
+        self.max_len = min(MAX_TOKENS, limit)
+        self.positional = "rotary" if self.family.rotary else "learned"
+        self.n_vocab = self._vocab_size()
+        self.notes = self._notes(source)
+        self._mask_id = tokenizer.mask_token_id if self.can("fill_mask") else None
+        self._specials = sorted(set(tokenizer.all_special_ids))
+        self._install_hooks()
+
+    @classmethod
+    def from_folder(cls, folder: str | Path, name: str, device: str) -> HFModel:
+        """A transformers folder (config.json with model_type) or a .gguf file."""
+        info = read_info(folder, name)
+        caps = info.capabilities
+        head = "mlm" if "fill_mask" in caps else "lm" if "next_token" in caps else ""
+        module, tokenizer = load_pretrained(Path(folder), head, device)
+        source = "GGUF, dequantized to float32" if Path(folder).suffix == ".gguf" else ""
+        return cls(module, tokenizer, info.kind, caps, name, device, source)
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return self._capabilities
+
+    def _vocab_size(self) -> int:
+        head = self.module.get_output_embeddings()
+        table = head if head is not None else self.module.get_input_embeddings()
+        return int(table.weight.shape[0])
+
+    def _notes(self, source: str) -> tuple[str, ...]:
+        notes = [
+            f"A Hugging Face transformers model ({self.model_type}"
+            f"{', ' + source if source else ''}), traced through forward hooks."
+        ]
+        if self.family.rotary:
+            notes.append(
+                "Rotary positions: nothing is added to the embeddings (the positional vectors "
+                "are zeros); positions rotate Q and K inside every attention layer. The Q and "
+                "K shown are after the rotation, the ones the scores are computed from; the "
+                "step-by-step view recomputes them without it, so it differs."
+            )
+        if self.n_kv_heads != self.n_heads:
+            notes.append(
+                f"Grouped-query attention: {self.n_kv_heads} key/value heads shared by "
+                f"{self.n_heads} query heads; K and V are shown repeated per query head."
+            )
+        if self.model_type in ("bert", "roberta", "xlm-roberta"):
+            notes.append(
+                "BERT-style embeddings also add a segment (token type) vector and a "
+                "LayerNorm before layer 1: the input to layer 1 is not just token + position."
+            )
+        return tuple(notes)
+
+    def _install_hooks(self) -> None:
+        """Hooks that record into the tracing thread's Recorder (and do nothing otherwise)."""
+        fam = self.family
+        _get(self.base, fam.embed).register_forward_hook(_embed_hook)
+        if fam.pos:
+            _get(self.base, fam.pos).register_forward_hook(_pos_hook)
+        if fam.rotary:
+            _get(self.base, fam.rotary).register_forward_hook(_rotary_hook)
+        for i, layer in enumerate(self.stack):
+            layer.register_forward_pre_hook(_record_input(i, "resid_pre"), with_kwargs=True)
+            layer.register_forward_hook(_record(i, "resid_post"))
+            if fam.fused:
+                _get(layer, fam.q).register_forward_hook(_record(i, "qkv"))
+            else:
+                for what in ("q", "k", "v"):
+                    _get(layer, getattr(fam, what)).register_forward_hook(_record(i, what))
+            out = _get(layer, fam.out)
+            out.register_forward_pre_hook(_record_input(i, "z"), with_kwargs=True)
+            out.register_forward_hook(_record(i, "attn_out"))
+            _get(layer, fam.mlp).register_forward_hook(_record(i, "mlp_out"))
+            if fam.attn_in:
+                _get(layer, fam.attn_in).register_forward_hook(_record(i, "attn_input"))
+            if fam.mid:
+                _get(layer, fam.mid).register_forward_hook(_record(i, "resid_mid"))
+
+    # -- tokens ------------------------------------------------------------------------------
+
+    @property
+    def causal(self) -> bool:
+        return self.kind == "decoder"
+
+    def _display(self, ids: list[int]) -> list[str]:
+        tokens = self.tokenizer.convert_ids_to_tokens([int(i) for i in ids])
+        return [
+            MASK if i == self._mask_id else (t if t is not None else f"<{i}>")
+            for i, t in zip(ids, tokens, strict=True)
+        ]
+
+    def encode(self, text: str) -> Encoded:
+        """The text as the tokenizer reads it, with its own special tokens, cut to max_len;
+        "[MASK]" typed in the text is the tokenizer's mask token."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, not {type(text).__name__}")
+        if not text.strip():
+            raise ValueError("The text is empty: type a sentence.")
+        mask = self.tokenizer.mask_token
+        if mask and mask != MASK:
+            text = text.replace(MASK, mask)
+        full = self.tokenizer(text, return_offsets_mapping=True)
+        n_input = len(full["input_ids"])
+        enc = full
+        if n_input > self.max_len:
+            enc = self.tokenizer(
+                text, return_offsets_mapping=True, truncation=True, max_length=self.max_len
+            )
+        ids = [int(i) for i in enc["input_ids"]]
+        offsets = [tuple(int(x) for x in o) for o in enc["offset_mapping"]]
+        return Encoded(ids, self._display(ids), offsets, n_input > len(ids), n_input)
+
+    def encoded_ids(self, ids: list[int]) -> Encoded:
+        """Token ids as they are, keeping the last max_len."""
+        ids = [int(i) for i in ids]
+        if not ids:
+            raise ValueError("no token ids to trace")
+        kept = ids[-self.max_len :]
+        n = len(kept)
+        return Encoded(kept, self._display(kept), [(0, 0)] * n, n < len(ids), len(ids))
+
+    def tokens_of(self, ids: list[int]) -> list[str]:
+        return self._display(ids)
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=True)
+
+    def vocabulary(self) -> list[str]:
+        """Every token by id, as long as the model's output (rows the tokenizer does not
+        name are "<id>")."""
+        return self._display(list(range(self.n_vocab)))
+
+    def special_ids(self) -> dict[str, int]:
+        """The tokenizer's special tokens under the app's names ([BOS] is BERT's [CLS],
+        [EOS] its [SEP]), and under their own."""
+        tok = self.tokenizer
+        ours = {
+            "[PAD]": tok.pad_token_id,
+            "[UNK]": tok.unk_token_id,
+            "[BOS]": tok.bos_token_id if tok.bos_token_id is not None else tok.cls_token_id,
+            "[EOS]": tok.eos_token_id if tok.eos_token_id is not None else tok.sep_token_id,
+            MASK: tok.mask_token_id,
+        }
+        named = dict(zip(tok.all_special_tokens, tok.all_special_ids, strict=True))
+        return {**named, **{k: int(v) for k, v in ours.items() if v is not None}}
+
+    # -- forward passes ----------------------------------------------------------------------
+
+    @torch.inference_mode()
+    def _forward(self, ids: list[int], attentions: bool = False) -> Any:
+        x = torch.tensor([ids], device=self.device)
+        return self.module(input_ids=x, output_attentions=attentions)
+
+    def _logits(self, ids: list[int]) -> Tensor:
+        """The fast path: logits (T, V) for one sequence, nothing recorded."""
+        return self._forward(ids).logits[0]
+
+    def trace(self, inputs: str, positions: bool = True) -> Trace:
+        """One text through the model, everything inside kept (see Trace)."""
+        return self._trace(self.encode(inputs), positions)
+
+    def trace_ids(self, ids: list[int], positions: bool = True) -> Trace:
+        return self._trace(self.encoded_ids(ids), positions)
+
+    def _trace(self, enc: Encoded, positions: bool) -> Trace:
+        rec = Recorder(positions=positions, layers=[{} for _ in self.stack])
+        _local.recorder = rec
+        try:
+            out, seconds = timed(lambda: self._forward(enc.ids, attentions=True), self.device)
+        finally:
+            _local.recorder = None
+        n = len(enc.ids)
+        logits = getattr(out, "logits", None)
+        embed = to_numpy(rec.embed[0])
+        return Trace(
+            tokens=enc.tokens,
+            ids=np.array(enc.ids),
+            offsets=enc.offsets,
+            embeddings=embed,
+            positional=to_numpy(rec.pos[0]) if rec.pos is not None else np.zeros_like(embed),
+            layers=[self._layer(rec, i, out.attentions[i][0]) for i in range(len(self.stack))],
+            logits=to_numpy(logits[0]) if logits is not None else np.zeros((n, 0), np.float32),
+            causal=self.causal,
+            truncated=enc.truncated,
+            n_input_tokens=enc.n_input_tokens,
+            positions=positions,
+            device=self.device,
+            seconds=seconds,
+        )
+
+    def _heads(self, x: Tensor, n_heads: int) -> Tensor:
+        """(T, n_heads * Dh) -> (n_heads, T, Dh)."""
+        return x.reshape(x.shape[0], n_heads, self.d_head).transpose(0, 1)
+
+    def _layer(self, rec: Recorder, i: int, attention: Tensor) -> LayerTrace:
+        """Layer i's LayerTrace from what the hooks recorded and the model's attention."""
+        got = {k: v[0] for k, v in rec.layers[i].items()}
+        if "qkv" in got:  # GPT-2: one projection, Q K V side by side
+            got["q"], got["k"], got["v"] = got.pop("qkv").chunk(3, dim=-1)
+        q = self._heads(got["q"], self.n_heads)
+        k = self._heads(got["k"], self.n_kv_heads)
+        v = self._heads(got["v"], self.n_kv_heads)
+        if rec.rotary is not None:
+            cos, sin = rec.rotary[0][0], rec.rotary[1][0]
+            q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
+        if self.n_kv_heads != self.n_heads:
+            share = self.n_heads // self.n_kv_heads
+            k, v = k.repeat_interleave(share, dim=0), v.repeat_interleave(share, dim=0)
+        attn = _get(self.stack[i], self.family.attn)
+        scale = float(getattr(attn, "scaling", self.d_head**-0.5))
+        scores = (q @ k.transpose(-1, -2)) * scale
+        if self.causal:
+            n = scores.shape[-1]
+            above = torch.ones(n, n, dtype=torch.bool, device=scores.device).triu(1)
+            scores = scores.masked_fill(above, float("-inf"))
+        resid_pre, attn_out = got["resid_pre"], got["attn_out"]
+        resid_mid = got.get("resid_mid", resid_pre + attn_out)
+        return LayerTrace(
+            resid_pre=to_numpy(resid_pre),
+            attn_input=to_numpy(got.get("attn_input", resid_pre)),
+            q=to_numpy(q),
+            k=to_numpy(k),
+            v=to_numpy(v),
+            scores=to_numpy(scores),
+            attention=to_numpy(attention),
+            z=to_numpy(self._heads(got["z"], self.n_heads)),
+            attn_out=to_numpy(attn_out),
+            resid_mid=to_numpy(resid_mid),
+            mlp_out=to_numpy(got["mlp_out"]),
+            resid_post=to_numpy(got["resid_post"]),
+        )
+
+    # -- predictions -------------------------------------------------------------------------
+
+    def _ranked(self, probs: Tensor, k: int) -> Candidates:
+        top = torch.topk(probs, min(k, probs.numel()))
+        names = self._display(top.indices.tolist())
+        return [(t, float(p)) for t, p in zip(names, top.values, strict=True) if p > 0]
+
+    def _without(self, logits: Tensor, keep: tuple[int, ...] = ()) -> Tensor:
+        """Logits with the special tokens (except `keep`) and the rows the tokenizer does not
+        name set to -inf: never predicted."""
+        drop = [i for i in self._specials if i not in keep and i < logits.shape[-1]]
+        logits = logits.clone()
+        logits[..., drop] = float("-inf")
+        logits[..., len(self.tokenizer) :] = float("-inf")
+        return logits
+
+    def fill_mask(self, text: str, k: int = 5) -> list[Candidates]:
+        if not self.can("fill_mask"):
+            raise self._unsupported("fill_mask")
+        return self.fill_mask_ids(self.encode(text).ids, k)
+
+    def fill_mask_ids(self, ids: list[int], k: int = 5) -> list[Candidates]:
+        if not self.can("fill_mask"):
+            raise self._unsupported("fill_mask")
+        ids = [int(i) for i in ids][: self.max_len]
+        logits = self._logits(ids)
+        where = [p for p, i in enumerate(ids) if i == self._mask_id]
+        return [self._ranked(torch.softmax(self._without(logits[p]), -1), k) for p in where]
+
+    def next_distribution(self, ids: list[int], sampling: Sampling | None = None) -> np.ndarray:
+        if not self.can("next_token"):
+            raise self._unsupported("next_token")
+        ids = [int(i) for i in ids][-self.max_len :]
+        eos = self.tokenizer.eos_token_id
+        logits = self._without(self._logits(ids)[-1], keep=(eos,) if eos is not None else ())
+        probs = filter_logits(logits.float(), sampling or UNFILTERED).double().cpu().numpy()
+        return probs / probs.sum()
+
+    def next_token(
+        self,
+        text: str,
+        k: int = 5,
+        temperature: float = 1.0,
+        top_k: int | None = None,
+        top_p: float | None = None,
+    ) -> Candidates:
+        sampling = Sampling.of(temperature, top_k, top_p)
+        probs = self.next_distribution(self.encode(text).ids, sampling)
+        return self._ranked(torch.from_numpy(probs), k)
+
+    def generate(
+        self,
+        prompt: str,
+        max_new_tokens: int = 20,
+        temperature: float = 1.0,
+        top_k: int | None = None,
+        top_p: float | None = None,
+        seed: int = 0,
+    ) -> Generation:
+        """Token by token with `draw(probs, seed, step)`, as the causal page does; stops after
+        the end-of-text token."""
+        if not self.can("generate"):
+            raise self._unsupported("generate")
+        sampling = Sampling.of(temperature, top_k, top_p)
+        ids = self.encode(prompt).ids
+        new_ids: list[int] = []
+        probs: list[float] = []
+        for step in range(max_new_tokens):
+            p = self.next_distribution(ids + new_ids, sampling)
+            pick = draw(p, seed, step)
+            new_ids.append(pick)
+            probs.append(float(p[pick]))
+            if pick == self.tokenizer.eos_token_id:
+                break
+        text = self.decode(ids + new_ids)
+        return Generation(prompt, self._display(new_ids), new_ids, probs, text)
+
+    # -- weights, for the views --------------------------------------------------------------
+
+    def embedding_matrix(self) -> np.ndarray:
+        return to_numpy(self.module.get_input_embeddings().weight)
+
+    def nearest_tokens(self, token_id: int, k: int = 8) -> Candidates:
+        table = self.module.get_input_embeddings().weight.detach()
+        unit = table / table.norm(dim=-1, keepdim=True).clamp_min(1e-8)
+        cos = self._without(unit @ unit[token_id])
+        cos[token_id] = float("-inf")
+        top = torch.topk(cos, k)
+        names = self._display(top.indices.tolist())
+        return [(t, float(c)) for t, c in zip(names, top.values, strict=True)]
+
+    def _projection(self, module: nn.Module, part: int = 0, parts: int = 1) -> tuple:
+        """(W as [D_in, D_out] for x @ W, b [D_out]) of a Linear or GPT-2's Conv1D, cut to
+        one of `parts` equal column blocks."""
+        w = module.weight.detach()
+        w = w if type(module).__name__ == "Conv1D" else w.T
+        b = module.bias.detach() if module.bias is not None else torch.zeros(w.shape[1])
+        width = w.shape[1] // parts
+        cols = slice(part * width, (part + 1) * width)
+        return to_numpy(w[:, cols]), to_numpy(b[cols])
+
+    def attention_weights(self, layer: int) -> dict[str, np.ndarray]:
+        """W_Q, W_K, W_V [H, D, Dh] and biases [H, Dh] (K, V repeated per query head under
+        grouped-query attention); W_O [D, D], b_O [D]. For rotary models Q and K are before
+        the rotation."""
+        fam, lay = self.family, self.stack[layer]
+        out: dict[str, np.ndarray] = {}
+        for n, name in enumerate(("q", "k", "v")):
+            module = _get(lay, getattr(fam, name))
+            w, b = self._projection(module, n, 3) if fam.fused else self._projection(module)
+            heads = self.n_heads if name == "q" or fam.fused else self.n_kv_heads
+            w = w.reshape(w.shape[0], heads, self.d_head).transpose(1, 0, 2)
+            b = b.reshape(heads, self.d_head)
+            share = self.n_heads // heads
+            out[f"w_{name}"], out[f"b_{name}"] = w.repeat(share, 0), b.repeat(share, 0)
+        out["w_o"], out["b_o"] = self._projection(_get(lay, fam.out))
+        return out
+
+    def n_parameters(self) -> int:
+        return sum(p.numel() for p in self.module.parameters())

@@ -1,0 +1,292 @@
+"""The Hugging Face adapter (model/hf.py): tiny random-weight BERT, BERT without a head,
+GPT-2 and Llama built from configs here and saved as safetensors with a tokenizer built
+here (no downloads). Their traces must agree with transformers' own output, their
+predictions behave, the pages render them, and pickled weights are refused. The packaged
+models (requirements-extra.txt) are checked only where they are installed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import model
+from analysis.tokens import softmax_rows
+
+transformers = pytest.importorskip("transformers")
+
+WORDS = (
+    "the a dog cat man boy bit sat on mat river bank cash near to get walked and slept "
+    "warm school morning steel is strong light door opened smiled at"
+).split()
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "<s>", "</s>"]
+SENTENCE = "the dog bit the man near the river bank"
+
+
+def tokenizer(family: str) -> transformers.PreTrainedTokenizerFast:
+    """A word-level fast tokenizer with the special tokens of `family` (bert, gpt2, llama)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+    vocab = {tok: i for i, tok in enumerate(SPECIALS + WORDS)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    roles: dict[str, str] = {"unk_token": "[UNK]", "pad_token": "[PAD]"}
+    if family == "bert":
+        tok.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
+        )
+        roles |= {"cls_token": "[CLS]", "sep_token": "[SEP]", "mask_token": "[MASK]"}
+    elif family == "llama":
+        tok.post_processor = processors.TemplateProcessing(
+            single="<s> $A", special_tokens=[("<s>", 5)]
+        )
+        roles |= {"bos_token": "<s>", "eos_token": "</s>"}
+    else:
+        roles |= {"bos_token": "</s>", "eos_token": "</s>"}
+    return transformers.PreTrainedTokenizerFast(tokenizer_object=tok, **roles)
+
+
+def build(family: str) -> torch.nn.Module:
+    """A tiny random model of `family`: bert (MLM head), bert-base (none), gpt2, llama (GQA)."""
+    torch.manual_seed(0)
+    n = len(SPECIALS) + len(WORDS)
+    small = dict(vocab_size=n, num_hidden_layers=2, num_attention_heads=4)
+    if family in ("bert", "bert-base"):
+        cfg = transformers.BertConfig(
+            **small, hidden_size=32, intermediate_size=64, max_position_embeddings=64
+        )
+        cls = transformers.BertForMaskedLM if family == "bert" else transformers.BertModel
+        return cls(cfg)
+    if family == "gpt2":
+        cfg = transformers.GPT2Config(
+            vocab_size=n, n_embd=32, n_layer=2, n_head=4, n_positions=64, bos_token_id=6,
+            eos_token_id=6,
+        )  # fmt: skip
+        return transformers.GPT2LMHeadModel(cfg)
+    cfg = transformers.LlamaConfig(
+        **small, hidden_size=32, intermediate_size=64, num_key_value_heads=2,
+        max_position_embeddings=64, bos_token_id=5, eos_token_id=6,
+    )  # fmt: skip
+    return transformers.LlamaForCausalLM(cfg)
+
+
+FAMILIES = ("bert", "bert-base", "gpt2", "llama")
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("hf")
+    out = {}
+    for family in FAMILIES:
+        folder = root / family
+        build(family).eval().save_pretrained(folder, safe_serialization=True)
+        tokenizer("bert" if family == "bert-base" else family).save_pretrained(folder)
+        out[family] = folder
+    return out
+
+
+@pytest.fixture(scope="module")
+def loaded(folders) -> dict[str, model.Model]:
+    return {family: model.load(folder, device="cpu") for family, folder in folders.items()}
+
+
+def reference(m: model.Model, ids: list[int]):
+    """transformers' own forward pass with output_attentions, on the same ids."""
+    with torch.inference_mode():
+        return m.module(input_ids=torch.tensor([ids]), output_attentions=True)
+
+
+# --- the catalogue and loading ------------------------------------------------------------
+
+
+def test_a_transformers_folder_is_an_encoder_or_a_decoder_with_its_heads(folders) -> None:
+    expected = {
+        "bert": ("encoder", {"trace", "fill_mask"}),
+        "bert-base": ("encoder", {"trace"}),
+        "gpt2": ("decoder", {"trace", "next_token", "generate"}),
+        "llama": ("decoder", {"trace", "next_token", "generate"}),
+    }
+    for family, (kind, caps) in expected.items():
+        info = model.read_info(folders[family])
+        assert (info.kind, set(info.capabilities)) == (kind, caps)
+        assert info.hf in ("bert", "gpt2", "llama") and "Hugging Face" in info.description
+
+
+def test_the_adapter_loads_eager_and_says_what_it_is(loaded) -> None:
+    for m in loaded.values():
+        assert type(m).__name__ == "HFModel"
+        assert m.module.config._attn_implementation == "eager"
+        assert m.capabilities == model.read_info(_folder(m)).capabilities
+
+
+def _folder(m: model.Model) -> Path:
+    return Path(m.module.config._name_or_path)
+
+
+def test_pickled_weights_only_are_refused(tmp_path) -> None:
+    folder = tmp_path / "pickled"
+    m = build("bert").eval()
+    m.config.save_pretrained(folder)
+    torch.save(m.state_dict(), folder / "pytorch_model.bin")
+    with pytest.raises(ValueError, match="pickled weights, which can run code"):
+        model.load(folder, device="cpu")
+    with pytest.raises(ValueError, match="safetensors only"):
+        model.register("pickled", folder)
+
+
+def test_an_unsupported_model_type_says_which_ones_are(tmp_path) -> None:
+    folder = tmp_path / "t5"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "t5"}))
+    with pytest.raises(ValueError, match="adapter reads bert"):
+        model.read_info(folder)
+
+
+def test_models_toml_adds_models_and_keeps_folder_typing_off(tmp_path, folders, monkeypatch):
+    toml = tmp_path / "models.toml"
+    toml.write_text(f'[models]\ntiny-gpt = "{folders["gpt2"]}"\nmissing = "nowhere"\n')
+    monkeypatch.setenv("GLASSBOX_MODELS", str(toml))
+    infos = model.catalogue()
+    assert infos["tiny-gpt"].kind == "decoder" and "missing" not in infos
+    assert not model.registry.settings().allow_any_folder
+    toml.write_text("allow_any_folder = true\n")
+    assert model.registry.settings().allow_any_folder
+
+
+# --- the trace against transformers' own output ---------------------------------------------
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_trace_matches_transformers(loaded, family: str) -> None:
+    m = loaded[family]
+    t = m.trace(SENTENCE)
+    ref = reference(m, [int(i) for i in t.ids])
+    assert t.n_layers == 2 and t.n_heads == 4
+    n = len(t.tokens)
+    for i, layer in enumerate(t.layers):
+        own = ref.attentions[i][0].numpy()
+        assert np.abs(layer.attention - own).max() < 1e-5
+        # softmax(scores + mask) is the model's own attention (scores hold -inf where masked)
+        assert np.abs(softmax_rows(layer.scores) - own).max() < 1e-5
+        assert layer.q.shape == layer.k.shape == layer.v.shape == layer.z.shape
+        assert np.allclose(layer.attention.sum(-1), 1, atol=1e-5)
+        if m.causal:
+            above = np.triu(np.ones((n, n), dtype=bool), 1)
+            assert (layer.attention[:, above] == 0).all()
+            assert np.isneginf(layer.scores[:, above]).all()
+        # the heads' outputs are attention @ V
+        assert np.abs(layer.attention @ layer.v - layer.z).max() < 1e-4
+    assert np.allclose(t.layers[1].resid_pre, t.layers[0].resid_post)
+    if family != "bert-base":
+        assert np.abs(t.logits - ref.logits[0].numpy()).max() < 1e-4
+    else:
+        assert t.logits.shape == (n, 0)
+        assert np.allclose(t.layers[-1].resid_post, ref.last_hidden_state[0].numpy(), atol=1e-5)
+
+
+def test_pre_norm_residual_stream_adds_up(loaded) -> None:
+    for family in ("gpt2", "llama"):
+        for layer in loaded[family].trace(SENTENCE).layers:
+            assert np.allclose(layer.resid_mid, layer.resid_pre + layer.attn_out, atol=1e-5)
+            assert np.allclose(layer.resid_post, layer.resid_mid + layer.mlp_out, atol=1e-5)
+
+
+def test_positions_learned_or_rotary(loaded) -> None:
+    bert, llama = loaded["bert"].trace(SENTENCE), loaded["llama"].trace(SENTENCE)
+    assert np.abs(bert.positional).max() > 0 and loaded["bert"].positional == "learned"
+    assert not llama.positional.any() and loaded["llama"].positional == "rotary"
+    assert any("Rotary" in note for note in loaded["llama"].notes)
+    off = loaded["gpt2"].trace(SENTENCE, positions=False)
+    assert not off.positional.any() and not off.positions
+
+
+def test_attention_weights_recompute_q_k_v(loaded) -> None:
+    """x @ W_Q + b_Q gives the traced Q (rotary aside: Llama's V still matches)."""
+    for family in ("bert", "gpt2", "llama"):
+        t, m = loaded[family].trace(SENTENCE), loaded[family]
+        w = m.attention_weights(0)
+        x = t.layers[0].attn_input
+        names = ("v",) if family == "llama" else ("q", "k", "v")
+        for name in names:
+            got = np.einsum("td,hde->hte", x, w[f"w_{name}"]) + w[f"b_{name}"][:, None]
+            assert np.abs(got - getattr(t.layers[0], name)).max() < 1e-4
+        assert w["w_o"].shape == (32, 32)
+
+
+# --- predictions ----------------------------------------------------------------------------
+
+
+def test_fill_mask_ranks_tokens_for_each_mask(loaded) -> None:
+    m = loaded["bert"]
+    ranked = m.fill_mask("the dog [MASK] the man near the [MASK] bank", k=3)
+    assert len(ranked) == 2 and all(len(r) == 3 for r in ranked)
+    assert all(tok in WORDS for r in ranked for tok, _ in r)
+    assert "[MASK]" in m.trace("the [MASK] sat").tokens
+    with pytest.raises(model.Unsupported):
+        loaded["bert-base"].fill_mask("the [MASK] sat")
+
+
+def test_next_token_and_seeded_generate(loaded) -> None:
+    for family in ("gpt2", "llama"):
+        m = loaded[family]
+        top = m.next_token("the dog", k=5)
+        assert len(top) == 5 and top[0][1] >= top[-1][1]
+        assert m.next_token("the dog", k=3, temperature=0)[0][1] == 1.0
+        a, b = (m.generate("the dog", max_new_tokens=6, seed=3) for _ in range(2))
+        assert a.ids == b.ids and 1 <= len(a.ids) <= 6 and a.text.startswith("the dog")
+        probs = m.next_distribution(m.encode("the dog").ids)
+        assert probs.shape == (len(m.vocabulary()),) and abs(probs.sum() - 1) < 1e-9
+    with pytest.raises(model.Unsupported):
+        loaded["bert"].next_token("the dog")
+
+
+def test_long_text_is_cut_to_the_context(loaded) -> None:
+    t = loaded["gpt2"].trace(" ".join(["the dog"] * 50))
+    assert t.truncated and len(t.tokens) == loaded["gpt2"].max_len == 64
+
+
+# --- pages ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def registered(folders):
+    names = {fam: model.register(f"hf-{fam}", folder).name for fam, folder in folders.items()}
+    yield names
+    for name in names.values():
+        model.unregister(name)
+
+
+@pytest.mark.parametrize(
+    ("page", "family"),
+    [("tokens", "bert-base"), ("attention", "llama"), ("masked", "bert"), ("causal", "gpt2"),
+     ("positional", "llama")],
+)  # fmt: skip
+def test_pages_render_hf_models(registered, page: str, family: str) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    root = Path(__file__).resolve().parent.parent
+    at = AppTest.from_file(str(root / "pages" / f"{page}.py"), default_timeout=60)
+    at.session_state["sentence"] = SENTENCE
+    at.session_state["model"] = registered[family]
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="w_model").value == registered[family]
+    text = " ".join(el.proto.spec for el in at.get("plotly_chart"))
+    assert '"river"' in text
+
+
+# --- the packaged models, where installed ---------------------------------------------------
+
+
+def test_packaged_models_are_offered_when_installed() -> None:
+    found = model.registry.packaged()
+    infos = model.catalogue()
+    for name in found:
+        assert infos[name].hf
+    if "minilm" in found:
+        assert infos["minilm"].capabilities == {"trace"}
+    if "smollm2" in found:
+        assert infos["smollm2"].kind == "decoder" and infos["smollm2"].hf == "gguf"
