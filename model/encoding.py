@@ -8,9 +8,16 @@ from __future__ import annotations
 import numpy as np
 
 
-def sinusoidal_encoding(n_positions: int, d_model: int) -> np.ndarray:
-    """PE[pos, 2i] = sin(pos / 10000^(2i/D)), PE[pos, 2i+1] = cos(pos / 10000^(2i/D))."""
-    pos = np.arange(n_positions, dtype=np.float64)[:, None]  # (T, 1)
+def sinusoidal_encoding(n_positions: int, d_model: int, per_position: int = 1) -> np.ndarray:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/D)), PE[pos, 2i+1] = cos(pos / 10000^(2i/D)).
+
+    At positions 0..n_positions-1, or, with `per_position` k > 1, also in between: k rows
+    per position ((n_positions - 1) * k + 1 rows, row r at position r / k), to draw the
+    continuous waves the integer positions sample.
+    """
+    steps = max(n_positions - 1, 0) * per_position + 1 if n_positions else 0
+    pos = (np.arange(steps, dtype=np.float64) / per_position)[:, None]  # (T, 1)
+    n_positions = steps
     two_i = np.arange(0, d_model, 2, dtype=np.float64)[None, :]  # (1, D/2)
     angle = pos / np.power(10000.0, two_i / d_model)  # (T, D/2)
     pe = np.zeros((n_positions, d_model), dtype=np.float64)

@@ -77,9 +77,12 @@ def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max
     )  # fmt: skip
     span = c2.slider("Positions", 8, max_len, min(max_len, max(64, len(t.tokens))), key="pos_span")
     if dims:
-        waves = model.sinusoidal_encoding(span, d)
+        waves, curve = (model.sinusoidal_encoding(span, d, k) for k in (1, 16))
         where = (d, span, tuple(sorted(dims)))
-        chart("pos_waves", where, viz.positional_waves, waves, sorted(dims), filename="waves")
+        chart(
+            "pos_waves", where, viz.positional_waves, waves, sorted(dims), curve=curve,
+            filename="waves",
+        )  # fmt: skip
     else:
         st.info("Pick at least one dimension to draw.")
 

@@ -25,7 +25,13 @@ MIN_HEIGHT = 300
 MAX_HEIGHT = 2000
 ROW_PX = 22
 EXTRA_PX = 120
-TEXT_CELLS_MAX = 12  # print the numbers in the cells when both sides are at most this
+# Numbers in cells are printed only where they fit: a heatmap's plot area is assumed this
+# wide (a chart in a column beside another on a 1280-px projector, less its token labels
+# and colour bar: measured 240-330 px), and its rows ROW_PX high.
+PLOT_PX = 240
+CELL_FONT_MIN = 9  # below this a number is unreadable on a projector: hover only
+CHAR_EM = 0.6  # width of a digit, sign or point, in font sizes (Arial's digits: 0.556)
+CELL_PAD_PX = 4
 MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
 
 MINUS_INF = "-∞"
@@ -199,11 +205,36 @@ def cell_customdata(
     return data
 
 
-def show_cell_text(shape: tuple[int, ...], text_auto: bool | None) -> bool:
-    """Numbers in the cells: as asked, or by default when the matrix is small."""
-    if text_auto is not None:
-        return text_auto
-    return max(shape) <= TEXT_CELLS_MAX
+def cell_font(
+    n_rows: int, n_cols: int, texts: Sequence[str] | np.ndarray, plot_px: float = PLOT_PX
+) -> int | None:
+    """The font size at which the longest of `texts` fits in every cell of an n_rows x
+    n_cols grid drawn `plot_px` wide, or None when no readable size fits (hover only).
+
+    The one rule for numbers in cells (heatmaps, the causal mask, bar labels): a cell is
+    plot_px / n_cols wide and at least ROW_PX high.
+    """
+    if n_rows == 0 or n_cols == 0:
+        return None
+    chars = max((len(str(t)) for t in np.asarray(texts, dtype=object).ravel()), default=0)
+    cell_w = plot_px / n_cols - CELL_PAD_PX
+    for size in range(FONT_SIZE, CELL_FONT_MIN - 1, -1):
+        if chars * size * CHAR_EM <= cell_w and size <= ROW_PX - CELL_PAD_PX:
+            return size
+    return None
+
+
+def cell_text_font(
+    values_text: np.ndarray, text_auto: bool | None, plot_px: float = PLOT_PX
+) -> int | None:
+    """The font for numbers in a matrix's cells, or None for none: `text_auto` False never
+    prints them, True always (at the smallest readable size when they do not fit), None
+    (the default) only where they fit (`cell_font`)."""
+    if text_auto is False:
+        return None
+    rows, cols = values_text.shape
+    size = cell_font(rows, cols, values_text, plot_px)
+    return size if size is not None or not text_auto else CELL_FONT_MIN
 
 
 def heatmap_trace(
@@ -221,12 +252,14 @@ def heatmap_trace(
     coloraxis: str | None = None,
     colorbar_title: str | None = None,
 ) -> go.Heatmap:
-    """The one heatmap trace all builders use: integer x/y, customdata hover, optional text.
+    """The one heatmap trace all builders use: integer x/y, customdata hover, and numbers
+    in the cells where they fit (`cell_text_font`), else on hover only.
 
     customdata holds [row label, column label, value text] per cell; ±inf cells become
     gaps (NaN) in z and show "∞" text.
     """
-    text = cell_text(values, text_fmt) if show_cell_text(values.shape, text_auto) else None
+    text = cell_text(values, text_fmt)
+    font = cell_text_font(text, text_auto)
     kwargs: dict = {
         "z": finite_or_nan(values),
         "x": list(range(values.shape[1])),
@@ -235,10 +268,10 @@ def heatmap_trace(
         "hovertemplate": hovertemplate,
         "hoverongaps": True,
     }
-    if text is not None:
+    if font is not None:
         kwargs["text"] = text
         kwargs["texttemplate"] = "%{text}"
-        kwargs["textfont"] = {"size": tick_font_size(max(values.shape))}
+        kwargs["textfont"] = {"size": font}
     if coloraxis is not None:
         kwargs["coloraxis"] = coloraxis
     else:

@@ -3,6 +3,7 @@ one query's attention row, and the causal mask of a decoder."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ from viz._common import (
     apply_layout,
     as_array,
     cell_customdata,
+    cell_text_font,
     check_length,
     escape,
     escape_all,
@@ -29,7 +31,9 @@ from viz._common import (
 
 ATTENTION_HOVER = "%{customdata[0]} (%{y}) → %{customdata[1]} (%{x}): %{z:.3f}<extra></extra>"
 GRID_HOVER_CELLS_MAX = 250_000  # beyond this many cells the grid's hover shows positions only
-GRID_PANEL_PX = 170
+GRID_PANEL_PX = 170  # a panel's least height
+GRID_LABEL_PX = 10  # room a token label needs along a panel's axis (9 px font, x rotated)
+GRID_WIDTH_PX = 880  # the grid's width at full width on a 1280-px projector
 BAR_COLOUR = "#2f6db5"
 QUERY_COLOUR = "#d9731a"
 ALLOWED_COLOUR = "#e8f0fe"
@@ -46,7 +50,7 @@ def attention_heatmap(
 
     Weights are on a fixed 0..1 scale. Hover reads "bank (7) → river (3): 0.412". For
     cross-attention pass the encoder's tokens as `key_tokens` (the keys differ from the
-    queries). Small matrices (<= 12 x 12) print the weights in the cells by default.
+    queries). The weights are printed in the cells where they fit (else on hover only).
     """
     matrix = as_array(weights, 2, "weights")
     keys = list(tokens) if key_tokens is None else list(key_tokens)
@@ -74,16 +78,18 @@ def attention_heatmap(
     return fig
 
 
-def _few_ticks(labels: Sequence[str], count: int = 4) -> dict:
-    """A token axis that labels only a few evenly spaced positions (for small panels)."""
+def _grid_ticks(labels: Sequence[str], room_px: float) -> dict:
+    """A token axis of a grid panel: every token when each gets GRID_LABEL_PX of the
+    panel's `room_px`, else every k-th one (hover names every cell's tokens)."""
     n = len(labels)
-    picks = sorted({int(round(i)) for i in np.linspace(0, n - 1, min(n, count))}) if n else []
+    step = max(1, math.ceil(n * GRID_LABEL_PX / max(room_px, 1.0)))
+    picks = list(range(0, n, step))
     safe = escape_all(labels)
     return {
         "tickmode": "array",
         "tickvals": picks,
         "ticktext": [safe[i] for i in picks],
-        "tickfont": {"size": 10},
+        "tickfont": {"size": 9 if n > 12 else 11},
         "showgrid": False,
         "zeroline": False,
     }
@@ -97,9 +103,10 @@ def attention_grid(
 ) -> go.Figure:
     """Every layer x head as a small heatmap [L, H, T_query, T_key] (rows: layers).
 
-    Panels are titled "L1 H1", ...; they share one 0..1 colour scale. Only the left column
-    and the bottom row label a few tokens. For very large grids (over 250k cells) hover
-    shows positions instead of tokens to keep the figure light.
+    Panels are titled "L1 H1", ...; they share one 0..1 colour scale. The left column and
+    the bottom row name every token (small, the keys turned upright), or as many as fit;
+    panels grow to give each query row room for its label. For very large grids (over 250k
+    cells) hover shows positions instead of tokens to keep the figure light.
     """
     grid = as_array(weights, 4, "weights")
     layers, heads, n_query, n_key = grid.shape
@@ -107,7 +114,8 @@ def attention_grid(
     check_length(tokens, n_query, "tokens (queries)")
     check_length(keys, n_key, "key_tokens")
 
-    height = int(min(MAX_HEIGHT, max(300, layers * GRID_PANEL_PX + 100)))
+    panel_px = min(max(GRID_PANEL_PX, n_query * GRID_LABEL_PX), (MAX_HEIGHT - 160) / layers)
+    height = int(min(MAX_HEIGHT, max(300, layers * panel_px + 160)))
     vertical_spacing = min(40 / height, 0.9 / max(layers - 1, 1))
     fig = make_subplots(
         rows=layers,
@@ -147,9 +155,15 @@ def attention_grid(
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed")
     for head in range(heads):
-        fig.update_xaxes(_few_ticks(keys), showticklabels=True, row=layers, col=head + 1)
+        fig.update_xaxes(
+            _grid_ticks(keys, GRID_WIDTH_PX / heads),
+            showticklabels=True,
+            tickangle=-90,
+            row=layers,
+            col=head + 1,
+        )
     for lay in range(layers):
-        fig.update_yaxes(_few_ticks(tokens), showticklabels=True, row=lay + 1, col=1)
+        fig.update_yaxes(_grid_ticks(tokens, panel_px), showticklabels=True, row=lay + 1, col=1)
     fig.update_annotations(font={"size": 12})
     apply_layout(
         fig,
@@ -214,13 +228,15 @@ def causal_mask_figure(
     model.additive_mask gives it): query i may look at keys 0..i only.
 
     Allowed cells are light and read "0"; masked cells (above the diagonal) are dark and
-    read "-∞" (for up to 32 tokens). Hover gives the query, the key and the mask value.
+    read "-∞" (where that fits, see viz._common.cell_font). Hover gives the query, the key
+    and the mask value.
     """
     mask = as_array(mask, 2, "mask")
     n = len(tokens)
     check_length(tokens, mask.shape[0], "tokens")
     masked = np.isneginf(mask)
     values_text = np.where(masked, MINUS_INF, "0").astype(object)
+    font = cell_text_font(values_text, None)
     fig = go.Figure(
         go.Heatmap(
             z=masked.astype(float),
@@ -230,9 +246,9 @@ def causal_mask_figure(
             zmax=1.0,
             colorscale=[[0.0, ALLOWED_COLOUR], [1.0, MASKED_COLOUR]],
             showscale=False,
-            text=values_text if n <= 32 else None,
-            texttemplate="%{text}" if n <= 32 else None,
-            textfont={"size": tick_font_size(n)},
+            text=values_text if font else None,
+            texttemplate="%{text}" if font else None,
+            textfont={"size": font or tick_font_size(n)},
             customdata=cell_customdata(tokens, tokens, values_text),
             hovertemplate="%{customdata[0]} (%{y}) → %{customdata[1]} (%{x}): "
             "%{customdata[2]}<extra></extra>",

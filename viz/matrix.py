@@ -37,8 +37,8 @@ def matrix_heatmap(
 
     Columns are labelled by `col_labels`, or are dimension numbers 0..C-1 when it is None.
     `signed` uses a red/blue scale centred at 0, otherwise a light-to-dark blue scale.
-    Cells show their numbers when `text_auto` is True, or by default when the matrix is at
-    most 12 x 12. Masked scores (-inf) are drawn as dark cells and shown as "-∞".
+    Cells show their numbers when `text_auto` is True, or by default where they fit
+    (viz._common.cell_font). Masked scores (-inf) are drawn as dark cells and shown as "-∞".
     """
     matrix = as_array(values, 2, "values")
     rows, cols = matrix.shape

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -23,6 +24,7 @@ from viz._common import (
 
 BINARY_SCALE = [[0.0, "#f4f7fb"], [1.0, "#2f6db5"]]
 BINARY_TEXT_MAX_ROWS = 64
+WAVE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
 
 
 def _position_labels(n: int, tokens: Sequence[str] | None) -> list[str]:
@@ -57,7 +59,7 @@ def binary_table(
         signed=False,
         hover_fmt=".0f",
         text_fmt=".0f",
-        text_auto=positions <= BINARY_TEXT_MAX_ROWS,
+        text_auto=None if positions <= BINARY_TEXT_MAX_ROWS else False,
         zmin=0.0,
         zmax=1.0,
     )
@@ -116,23 +118,53 @@ def positional_waves(
     pe: npt.ArrayLike,
     dims: Sequence[int],
     title: str = "positional encoding: one wave per dimension",
+    curve: npt.ArrayLike | None = None,
 ) -> go.Figure:
-    """A line per selected dimension of the positional encoding [T, D], over the positions.
+    """A wave per selected dimension of the positional encoding [T, D], over the positions.
 
+    The model only ever uses the integer positions: they are the dots. `curve` is the same
+    encoding sampled k times per position ([(T - 1) * k + 1, D], as
+    model.sinusoidal_encoding(T, D, per_position=k) gives it): drawn as the continuous line
+    the dots lie on (without it, straight segments join the dots).
     Low dimensions oscillate fast, high ones slowly: together they tell positions apart.
     """
     matrix = as_array(pe, 2, "pe")
     positions, width = matrix.shape
+    fine = None if curve is None else as_array(curve, 2, "curve")
+    steps = 1
+    if fine is not None:
+        steps = (fine.shape[0] - 1) // max(positions - 1, 1)
+        if fine.shape != ((positions - 1) * steps + 1, width):
+            raise ValueError(f"curve {fine.shape} is not pe {matrix.shape} sampled in between")
+    dots = positions <= 64 or fine is not None
     fig = go.Figure()
-    for dim in dims:
+    for index, dim in enumerate(dims):
         if not 0 <= dim < width:
             raise ValueError(f"dimension {dim} is outside 0..{width - 1}")
+        colour = WAVE_COLOURS[index % len(WAVE_COLOURS)]
+        name = f"dimension {dim}"
+        if fine is not None:
+            fig.add_trace(
+                go.Scatter(
+                    x=np.arange(fine.shape[0]) / steps,
+                    y=fine[:, dim],
+                    mode="lines",
+                    line={"color": colour, "width": 2},
+                    name=name,
+                    legendgroup=name,
+                    hoverinfo="skip",
+                )
+            )
         fig.add_trace(
             go.Scatter(
                 x=list(range(positions)),
                 y=matrix[:, dim],
-                mode="lines+markers" if positions <= 64 else "lines",
-                name=f"dimension {dim}",
+                mode="markers" if fine is not None else ("lines+markers" if dots else "lines"),
+                marker={"color": colour, "size": 7 if positions <= 64 else 4},
+                line={"color": colour},
+                name=name,
+                legendgroup=name,
+                showlegend=fine is None,
                 hovertemplate=f"dimension {dim}, position %{{x}}: %{{y:.3f}}<extra></extra>",
             )
         )
