@@ -8,10 +8,12 @@ arrays; outputs are arrays, numbers and small dataclasses that viz draws.
 from analysis.similarity import (
     cosine_matrix,
     cosine_to_first,
+    cosines_by_stage,
     neighbour_map,
     order_table,
     pca_2d,
     shared_word_cosines,
+    shared_words,
 )
 from analysis.steps import AttentionSteps, attention_steps
 from analysis.tokens import (
@@ -33,6 +35,7 @@ __all__ = [
     "attention_steps",
     "cosine_matrix",
     "cosine_to_first",
+    "cosines_by_stage",
     "default_token",
     "head_pattern",
     "head_weights",
@@ -42,6 +45,7 @@ __all__ = [
     "pca_2d",
     "prediction_probs",
     "shared_word_cosines",
+    "shared_words",
     "softmax_rows",
     "stage_names",
     "word_positions",

@@ -37,6 +37,25 @@ def shared_word_cosines(a: Trace, b: Trace) -> dict[str, float]:
     return out
 
 
+def shared_words(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Each word (not a special token) in both token lists, once, in `a`'s order, with its
+    first position in `a` and in `b`."""
+    out: dict[str, tuple[str, int, int]] = {}
+    for i, tok in enumerate(a):
+        if tok not in SPECIAL_TOKENS and tok not in out and tok in b:
+            out[tok] = (tok, i, list(b).index(tok))
+    return list(out.values())
+
+
+def cosines_by_stage(a: Trace, b: Trace, i: int, j: int) -> np.ndarray:
+    """[L+1] the cosine between token i of `a` and token j of `b`, at the input (embedding
+    + position) and after each layer: how far context has pulled the two apart."""
+    va, vb = a.residual_stream()[:, i, :], b.residual_stream()[:, j, :]
+    ua = va / np.maximum(np.linalg.norm(va, axis=-1, keepdims=True), 1e-8)
+    ub = vb / np.maximum(np.linalg.norm(vb, axis=-1, keepdims=True), 1e-8)
+    return (ua * ub).sum(axis=-1)
+
+
 def order_table(with_positions: Sequence[Trace], without: Sequence[Trace]) -> list[dict]:
     """Rows for the "word order" table: each word shared by sentences A and B, with the
     cosine of its last-layer vectors across the two, with and without positions."""

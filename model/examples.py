@@ -35,6 +35,14 @@ MORE: list[str] = [
     "the researcher asked the",
 ]
 
+# The lecture's pairs of sentences to compare (the compare mode's presets): the same word in
+# two contexts, and the same words in two orders.
+PAIRS: list[tuple[str, str]] = [
+    (RIVER_BANK, MONEY_BANK),
+    ("the dog bit the man", "the man bit the dog"),
+    (PROBES[2], PROBES[2].replace(" he ", " she ")),
+]
+
 # The lecture's English -> Korean pairs (../shared/translation/README.md): the translation
 # pages' presets, never a clause of the translators' training data.
 TRANSLATION_PROBES: list[str] = [

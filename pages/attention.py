@@ -4,9 +4,10 @@ import streamlit as st
 
 import analysis
 import viz
-from ui import cache
+from ui import cache, compare
 from ui.figures import chart
 from ui.frame import View, frame
+from ui.query import follow_query
 from ui.show import download_csv, download_json, layer_head, token_labels, window_picker
 from ui.steps import STEPS, draw_step
 
@@ -17,7 +18,7 @@ view = frame(
     "is the weighted blend of the values, a *soft* dictionary lookup. Read a row: how much "
     "that token (the query) takes from each token across (the keys). Compare *bank* in the "
     "river sentence and in the cash sentence.",
-    reset={"att_window": None},
+    reset={"att_window": None, "att_query": None, "att_key": None, "cmp_att_word": None},
 )
 st.latex(
     r"\operatorname{Attention}(Q, K, V) = "
@@ -25,12 +26,21 @@ st.latex(
 )
 
 
-# One head, its layer's average, and the computation step by step (pickers rerun only this)
+other = compare.second_sentence(view)
+
+
+# One head, its layer's average (or the same head on sentence B), one query followed, and
+# the computation step by step (the pickers rerun only this part)
 @st.fragment
-def head_view(view: View) -> None:
+def head_view(view: View, other) -> None:
     t = view.trace
     layer, head, _ = layer_head("att", t.n_layers, t.n_heads, average=False)
     window = window_picker(len(t.tokens), "att_window")
+    if other is not None:
+        compare.attention_side_by_side(view, other, layer, head, window)
+        st.subheader("Follow one query (sentence A)")
+        follow_query(view, layer, head)
+        return
     weights = t.layers[layer].attention
     shown = [
         ("att_head_map", f"layer {layer + 1}, head {head + 1}", head, weights[head]),
@@ -56,6 +66,9 @@ def head_view(view: View) -> None:
         "att_dl_head", f"attention_L{layer + 1}_H{head + 1}.csv",
     )  # fmt: skip
 
+    st.subheader("Follow one query")
+    follow_query(view, layer, head)
+
     st.subheader(f"Step by step: layer {layer + 1}, head {head + 1}")
     step = st.radio(
         "Step", range(len(STEPS)), index=None, key="att_step", horizontal=True,
@@ -69,7 +82,7 @@ def head_view(view: View) -> None:
     draw_step(step, steps, t.tokens, head, t.n_heads, t.causal, (view.key, layer, head), window)
 
 
-head_view(view)
+head_view(view, other)
 
 # Every layer and head at once
 t = view.trace

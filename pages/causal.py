@@ -5,7 +5,7 @@ import streamlit as st
 import analysis
 import model
 import viz
-from ui import cache, generate
+from ui import cache, generate, training
 from ui.figures import chart
 from ui.frame import View, frame
 from ui.show import download_csv, download_json, layer_head, window_picker
@@ -39,6 +39,8 @@ st.caption(
     "Query i (row) may look at keys 0..i only: softmax(scores + mask) gives exactly 0 "
     "weight to every later token."
 )
+
+training.gpt_targets(view)
 
 
 # The next token (its controls rerun only this part)

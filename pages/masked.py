@@ -5,7 +5,7 @@ import streamlit as st
 import analysis
 import viz
 from model import Trace
-from ui import cache
+from ui import cache, compare, training
 from ui.figures import chart
 from ui.frame import frame
 from ui.show import download_json, layer_head, md_escape, token_labels, window_picker
@@ -27,7 +27,7 @@ view = frame(
     "and guessing them from the words on *both* sides. Mask a token (or type [MASK] in the "
     "sentence) and read the model's ranked guesses. Try *I swam across the river to get to "
     "the other bank.* with *bank* masked, then the sentence with the cash.",
-    reset={"mask_window": None, "mask_tokens": default_masks},
+    reset={"mask_window": None, "mask_tokens": default_masks, "cmp_mask_word": None},
 )
 t, name, device = view.trace, view.model_name, view.device
 labels = token_labels(t.tokens)
@@ -45,6 +45,10 @@ chosen = c1.multiselect(
     "[MASK] typed in the sentence counts too.",
 )
 k = c2.slider("Guesses to show", 1, 20, 5, key="mask_k")
+other = compare.second_sentence(view)
+if other is not None:  # compare mode: one shared word hidden in both sentences
+    compare.guesses_side_by_side(view, other, k)
+    st.divider()
 masked = sorted(set(chosen) | set(typed))
 if not masked:
     st.info("Choose a token to mask above, or type [MASK] in the sentence.", icon="🎭")
@@ -96,6 +100,7 @@ def mask_attention(mt: Trace, masked: list[int], where: tuple) -> None:
 
 
 mask_attention(mt, masked, where)
+training.bert_masking(view)
 
 st.subheader("Numbers")
 predictions = [

@@ -5,7 +5,7 @@ import streamlit as st
 import analysis
 import model
 import viz
-from ui import cache
+from ui import cache, compare
 from ui.figures import chart
 from ui.frame import View, frame
 from ui.show import download_csv, token_labels, window_picker
@@ -17,8 +17,13 @@ view = frame(
     "position gets a vector of its own, which is **added** to the token's embedding. "
     "Notice the stripes: low dimensions change fast from one position to the next, high "
     "ones slowly, like the bits of a binary counter.",
-    reset={"pos_window": None},
+    reset={"pos_window": None, "cmp_word": None},
 )
+other = compare.second_sentence(view)
+if other is not None:  # compare mode: one word's two vectors, positions on and off
+    compare.strips(view, other)
+    compare.word_across(view, other, positions=True)
+    st.divider()
 t, key = view.trace, view.key
 n, d, max_len = len(t.tokens), t.embeddings.shape[1], view.model.max_len
 labels = token_labels(t.tokens)

@@ -4,7 +4,7 @@ import streamlit as st
 
 import analysis
 import viz
-from ui import cache
+from ui import cache, compare
 from ui.figures import chart
 from ui.frame import View, frame
 from ui.show import download_csv, download_json, token_labels, window_picker
@@ -16,8 +16,13 @@ view = frame(
     "**embedding** table, a vector of numbers, learned in training. Words used in similar "
     "sentences drift to similar vectors (below: a token's nearest neighbours in the table); "
     "attention then mixes them, so a token's vector comes to depend on its context.",
-    reset={"tok_token": None, "tok_window": None},
+    reset={"tok_token": None, "tok_window": None, "cmp_word": None},
 )
+other = compare.second_sentence(view)
+if other is not None:  # compare mode: both sentences' tokens, and one word's two vectors
+    compare.strips(view, other)
+    compare.word_across(view, other)
+    st.divider()
 t, key = view.trace, view.key
 labels = token_labels(t.tokens)
 dims = [str(j) for j in range(t.embeddings.shape[1])]

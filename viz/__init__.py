@@ -11,6 +11,7 @@ from viz.attention import (
     attention_row,
     causal_mask_figure,
 )
+from viz.compare import cosine_by_layer, shifted_targets
 from viz.embeddings import embedding_map, layer_trajectory, similarity_heatmap
 from viz.export import matrix_to_csv
 from viz.matrix import matrix_heatmap
@@ -42,6 +43,7 @@ __all__ = [
     "attention_row",
     "binary_table",
     "causal_mask_figure",
+    "cosine_by_layer",
     "distribution_bar",
     "embedding_map",
     "embedding_plus_position",
@@ -49,6 +51,7 @@ __all__ = [
     "matrix_heatmap",
     "matrix_to_csv",
     "positional_waves",
+    "shifted_targets",
     "similarity_heatmap",
     "sinusoidal_heatmap",
     "token_strip",

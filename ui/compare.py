@@ -1,0 +1,202 @@
+"""Compare mode: a second sentence beside the sidebar's, both drawn with the same model,
+layer and head, and the difference made explicit for one word they share.
+
+    other = compare.second_sentence(view)        # None while compare mode is off
+    if other: compare.word_across(view, other)   # the tokens page's comparison
+
+The toggle and the second sentence are session state ("compare_on", "compare_text") that
+the widgets copy back, as the sidebar does, so the mode stays on from page to page, and the
+URL carries the second sentence (?compare=...) so a link opens the same comparison.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import analysis
+import viz
+from model import Trace
+from model.examples import PAIRS
+from ui import cache
+from ui.figures import chart
+from ui.frame import View
+from ui.show import md_escape
+from ui.state import MAX_URL_CHARS
+
+PAIR_NAMES = ["bank: river / cash", "the dog bit the man / the man bit the dog",
+              "he / she was not satisfied"]  # fmt: skip
+
+
+def _partner(sentence: str) -> str:
+    """The lecture's other sentence of the pair `sentence` belongs to, else the first pair's."""
+    for a, b in PAIRS:
+        if sentence.strip() in (a, b):
+            return b if sentence.strip() == a else a
+    return PAIRS[0][1] if sentence.strip() != PAIRS[0][1] else PAIRS[0][0]
+
+
+def _on_toggle() -> None:
+    st.session_state["compare_on"] = st.session_state["w_compare_on"]
+
+
+def _on_text() -> None:
+    st.session_state["compare_text"] = st.session_state["w_compare_text"][:MAX_URL_CHARS]
+
+
+def _on_pair() -> None:
+    ss = st.session_state
+    pick = ss.get("w_compare_pair")
+    if pick is not None:
+        ss["sentence"], ss["compare_text"] = PAIRS[pick]
+        ss["w_compare_pair"] = None
+
+
+def _sync_url(on: bool, text: str) -> None:
+    if on and text and st.query_params.get("compare") != text:
+        st.query_params["compare"] = text
+    elif not on and "compare" in st.query_params:
+        del st.query_params["compare"]
+
+
+def second_sentence(view: View) -> Trace | None:
+    """The compare toggle; when on, the second sentence (the lecture's pairs as presets) and
+    its trace with the page's model. None while compare mode is off."""
+    ss = st.session_state
+    if "compare_on" not in ss:  # a shared link with ?compare=... opens in compare mode
+        url = st.query_params.get("compare", "")
+        ss["compare_on"], ss["compare_text"] = bool(url), url or _partner(view.sentence)
+    ss["w_compare_on"] = ss["compare_on"]
+    on = st.toggle("Compare with a second sentence", key="w_compare_on", on_change=_on_toggle,
+                   help="Draw a second sentence beside this one, same layer and head.")  # fmt: skip
+    _sync_url(on, ss["compare_text"])
+    if not on:
+        return None
+    ss["w_compare_text"] = ss["compare_text"]
+    c1, c2 = st.columns([3, 2])
+    c1.text_input("Second sentence (B); the sidebar's is A", key="w_compare_text",
+                  on_change=_on_text)  # fmt: skip
+    c2.selectbox("…or a pair from the lecture", range(len(PAIRS)), index=None,
+                 format_func=PAIR_NAMES.__getitem__, key="w_compare_pair", on_change=_on_pair,
+                 placeholder="Pick a pair (sets A and B)…")  # fmt: skip
+    text = ss["compare_text"]
+    if not text.strip():
+        st.info("Type a second sentence to compare with.", icon="✍️")
+        return None
+    return cache.get_trace(text, view.model_name, view.device)
+
+
+def pick_word(a: Trace, b: Trace, key: str) -> tuple[str, int, int] | None:
+    """A word both sentences have (by default "bank", else the first), with its position in
+    each; None, with a note, when they share none."""
+    shared = analysis.shared_words(a.tokens, b.tokens)
+    if not shared:
+        st.info("The two sentences share no word, so there is no word to follow in both.")
+        return None
+    words = [w for w, _, _ in shared]
+    first = next((words.index(w) for w in ("bank", "he", "dog") if w in words), 0)
+    n = st.selectbox("Word to compare", range(len(shared)), index=first, key=key,
+                     format_func=lambda i: words[i])  # fmt: skip
+    return shared[n]
+
+
+def strips(view: View, b: Trace) -> None:
+    """The two sentences' tokens, A above B."""
+    for name, t in (("A", view.trace), ("B", b)):
+        chart(f"cmp_strip_{name}", (view.model_name, tuple(t.ids)), viz.token_strip, t.tokens,
+              t.ids, f"{name}: {len(t.ids)} tokens", filename=f"tokens_{name}")  # fmt: skip
+
+
+def word_across(view: View, b: Trace, positions: bool = False) -> None:
+    """The chosen word's two contextual vectors: their cosine at every stage (and, when
+    `positions`, the same with the positional encoding switched off)."""
+    a = view.trace
+    picked = pick_word(a, b, "cmp_word")
+    if picked is None:
+        return
+    word, i, j = picked
+    stages = analysis.stage_names(a.n_layers)
+    series = {"with positions": list(analysis.cosines_by_stage(a, b, i, j))}
+    if positions:
+        a0, b0 = (cache.get_trace(s, view.model_name, view.device, False)
+                  for s in (view.sentence, st.session_state["compare_text"]))  # fmt: skip
+        series["without positions"] = list(analysis.cosines_by_stage(a0, b0, i, j))
+    title = f"'{word}' in A and in B: cosine of its two vectors"
+    chart("cmp_cosine", (view.key, tuple(b.ids), i, j, positions), viz.cosine_by_layer, stages,
+          series, title, filename="compare_cosine")  # fmt: skip
+    on = series["with positions"]
+    text = (f"At the input the two '{md_escape(word)}' vectors have cosine {on[0]:.2f}; after the "
+            f"last layer {on[-1]:.2f}")  # fmt: skip
+    if on[-1] < on[0] - 0.05:
+        text += ": the context has pulled them apart."
+    elif on[-1] > on[0] + 0.05:
+        text += ": the layers made them more alike, not less."
+    else:
+        text += ": the context changed them little."
+    if positions:
+        off = series["without positions"]
+        text += f" Without positions: {off[0]:.2f} at the input, {off[-1]:.2f} at the end"
+        if min(off) > 0.999:
+            text += ": attention alone cannot tell the two orders apart."
+        elif a.causal:
+            text += (": even without positions a decoder sees order through its causal mask "
+                     "(each token sees only the words before it).")  # fmt: skip
+        else:
+            text += "."
+    st.caption(text)
+
+
+def _top_key(weights, tokens: list[str], query: int) -> str:
+    """'river' (0.54): the word (not itself, not a special token) the query looks at most."""
+    words = [n for n in analysis.word_positions(tokens) if n != query] or [query]
+    best = max(words, key=lambda n: weights[query, n])
+    return f"'{md_escape(tokens[best])}' ({weights[query, best]:.2f})"
+
+
+def attention_side_by_side(view: View, b: Trace, layer: int, head: int, window=None) -> None:
+    """A's and B's weights for the same layer and head, then one shared word's two rows."""
+    pair = (("A", view.trace), ("B", b))
+    for column, (name, t) in zip(st.columns(2), pair, strict=True):
+        with column:
+            chart(f"cmp_att_{name}", (view.model_name, tuple(t.ids), layer, head),
+                  viz.attention_heatmap, t.layers[layer].attention[head], t.tokens,
+                  title=f"{name}: layer {layer + 1}, head {head + 1}", window=window,
+                  filename=f"attention_{name}")  # fmt: skip
+    picked = pick_word(view.trace, b, "cmp_att_word")
+    if picked is None:
+        return
+    word, i, j = picked
+    found = []
+    for column, (name, t), q in zip(st.columns(2), pair, (i, j), strict=True):
+        weights = t.layers[layer].attention[head]
+        found.append(_top_key(weights, t.tokens, q))
+        with column:
+            chart(f"cmp_row_{name}", (view.model_name, tuple(t.ids), layer, head, q),
+                  viz.attention_row, weights[q], t.tokens, word, query_index=q,
+                  title=f"{name}: '{word}' attends to…", filename=f"row_{name}")  # fmt: skip
+    st.caption(
+        f"In this head '{md_escape(word)}' looks most at {found[0]} in A and at {found[1]} "
+        "in B (itself and [BOS]/[EOS] left out). Follow one query below to find the heads "
+        "where a word stands out."
+    )
+
+
+def guesses_side_by_side(view: View, b: Trace, k: int) -> None:
+    """One shared word hidden behind [MASK] in A and in B: the two ranked guess lists."""
+    picked = pick_word(view.trace, b, "cmp_mask_word")
+    if picked is None:
+        return
+    word, i, j = picked
+    name, device = view.model_name, view.device
+    mask = cache.special_ids(name, device)["[MASK]"]
+    notes = []
+    for column, (label, t), q in zip(st.columns(2), (("A", view.trace), ("B", b)), (i, j),
+                                     strict=True):  # fmt: skip
+        ids = tuple(mask if n == q else int(x) for n, x in enumerate(t.ids))
+        hidden = [n for n, x in enumerate(ids) if x == mask]
+        ranked = cache.fill_mask_ids(ids, name, device, k)[hidden.index(q)]
+        top, p = ranked[0]
+        notes.append(f"{label}: '{md_escape(top)}' {p:.0%}")
+        with column:
+            chart(f"cmp_mask_{label}", (name, ids, k), viz.topk_bar, ranked,
+                  title=f"{label}: '{word}' hidden", filename=f"masked_{label}")  # fmt: skip
+    st.caption(f"First guesses with '{md_escape(word)}' hidden: " + "; ".join(notes) + ".")
