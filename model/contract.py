@@ -102,6 +102,7 @@ class Model:
     max_len: int = 0  # the context: the most tokens (or patches) one pass reads
     positional: str = "none"  # how positions enter: "sinusoidal", "learned", "none", "rotary"
     example: Any = "The cat sat on the mat."  # an input `trace` takes (a warm-up, a test)
+    notes: tuple[str, ...] = ()  # what a person should know about its trace (shown on pages)
 
     @property
     def capabilities(self) -> frozenset[str]:

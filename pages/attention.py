@@ -7,6 +7,7 @@ import viz
 from ui import cache, compare
 from ui.figures import chart
 from ui.frame import View, frame
+from ui.layers import layer_grid
 from ui.query import follow_query
 from ui.show import download_csv, download_json, layer_head, token_labels, window_picker
 from ui.steps import STEPS, draw_step
@@ -84,15 +85,9 @@ def head_view(view: View, other) -> None:
 
 head_view(view, other)
 
-# Every layer and head at once
+# Every layer and head at once (a summary per head and a page of layers for big models)
 t = view.trace
-st.subheader("Every layer × head")
-chart("att_grid", view.key, viz.attention_grid, t.attention_stack(), t.tokens,
-      filename="attention_grid")  # fmt: skip
-st.caption(
-    "Rows are layers, columns heads. Early layers often look at neighbours or at the "
-    "token itself; later heads spread out or gather on a few tokens."
-)
+layer_grid(view)
 
 st.subheader("Numbers")
 record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}

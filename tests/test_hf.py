@@ -49,11 +49,11 @@ def tokenizer(family: str) -> transformers.PreTrainedTokenizerFast:
     return transformers.PreTrainedTokenizerFast(tokenizer_object=tok, **roles)
 
 
-def build(family: str) -> torch.nn.Module:
+def build(family: str, layers: int = 2) -> torch.nn.Module:
     """A tiny random model of `family`: bert (MLM head), bert-base (none), gpt2, llama (GQA)."""
     torch.manual_seed(0)
     n = len(SPECIALS) + len(WORDS)
-    small = dict(vocab_size=n, num_hidden_layers=2, num_attention_heads=4)
+    small = dict(vocab_size=n, num_hidden_layers=layers, num_attention_heads=4)
     if family in ("bert", "bert-base"):
         cfg = transformers.BertConfig(
             **small, hidden_size=32, intermediate_size=64, max_position_embeddings=64
@@ -78,19 +78,21 @@ FAMILIES = ("bert", "bert-base", "gpt2", "llama")
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict[str, Path]:
+    """A folder per family, and "deep": a Llama of 14 layers (a real model's pickers)."""
     root = tmp_path_factory.mktemp("hf")
     out = {}
-    for family in FAMILIES:
+    for family, layers in [(f, 2) for f in FAMILIES] + [("deep", 14)]:
         folder = root / family
-        build(family).eval().save_pretrained(folder, safe_serialization=True)
-        tokenizer("bert" if family == "bert-base" else family).save_pretrained(folder)
+        kind = "llama" if family == "deep" else family
+        build(kind, layers).eval().save_pretrained(folder, safe_serialization=True)
+        tokenizer("bert" if family == "bert-base" else kind).save_pretrained(folder)
         out[family] = folder
     return out
 
 
 @pytest.fixture(scope="module")
 def loaded(folders) -> dict[str, model.Model]:
-    return {family: model.load(folder, device="cpu") for family, folder in folders.items()}
+    return {family: model.load(folders[family], device="cpu") for family in FAMILIES}
 
 
 def reference(m: model.Model, ids: list[int]):
@@ -109,6 +111,7 @@ def test_a_transformers_folder_is_an_encoder_or_a_decoder_with_its_heads(folders
         "gpt2": ("decoder", {"trace", "next_token", "generate"}),
         "llama": ("decoder", {"trace", "next_token", "generate"}),
     }
+    expected["deep"] = expected["llama"]
     for family, (kind, caps) in expected.items():
         info = model.read_info(folders[family])
         assert (info.kind, set(info.capabilities)) == (kind, caps)
@@ -262,7 +265,7 @@ def registered(folders):
 @pytest.mark.parametrize(
     ("page", "family"),
     [("tokens", "bert-base"), ("attention", "llama"), ("masked", "bert"), ("causal", "gpt2"),
-     ("positional", "llama")],
+     ("positional", "llama"), ("attention", "deep"), ("causal", "deep")],
 )  # fmt: skip
 def test_pages_render_hf_models(registered, page: str, family: str) -> None:
     from streamlit.testing.v1 import AppTest
@@ -276,6 +279,16 @@ def test_pages_render_hf_models(registered, page: str, family: str) -> None:
     assert at.selectbox(key="w_model").value == registered[family]
     text = " ".join(el.proto.spec for el in at.get("plotly_chart"))
     assert '"river"' in text
+    if family == "deep" and page == "attention":  # 14 layers: a slider, the grid 6 at a time
+        assert at.select_slider(key="att_layer").value == 0
+        assert at.selectbox(key="att_summary").value == "spread"
+        assert '"L13 H1"' not in text and '"L1 H1"' in text
+        at.segmented_control(key="att_grid_layers").set_value(2).run()  # layers 13-14
+        assert not at.exception
+        text = " ".join(el.proto.spec for el in at.get("plotly_chart"))
+        assert '"L13 H1"' in text and '"L1 H1"' not in text
+    if family == "llama":
+        assert any("Rotary" in c.value for c in at.caption), "the page says so"
 
 
 # --- the packaged models, where installed ---------------------------------------------------

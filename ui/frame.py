@@ -19,6 +19,7 @@ from model import Model, Trace
 from model.contract import DOES
 from model.examples import EXAMPLES
 from ui import cache, state
+from ui.folder import folder_box
 from ui.registry import BY_KEY, PageSpec
 from ui.show import md_escape
 
@@ -90,6 +91,7 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> st.delta_generato
             on_change=state.on_model,
             help="The models that can serve this page.",
         )
+        folder_box()  # only where models.toml allows typing a folder
         st.selectbox(
             "Device",
             devices,
@@ -258,4 +260,7 @@ def frame(
         )
     detail = f"{len(trace.tokens)} tokens · {trace.n_layers} layers × {trace.n_heads} heads"
     opened.show_timing(trace.seconds, detail)
+    with st.sidebar:  # what a person should know about this model's trace (rotary, ...)
+        for note in m.notes:
+            st.caption(f":material/info: {md_escape(note)}")
     return View(opened.page, sentence, name, device, m, trace)

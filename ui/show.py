@@ -12,6 +12,7 @@ import streamlit as st
 import viz
 
 ZOOM_FROM = 40  # offer a position window for matrices longer than this
+RADIO_MAX = 13  # layer/head pickers with more choices than this are a slider or a menu
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
@@ -94,25 +95,31 @@ def window_picker(n: int, key: str, label: str = "Zoom to positions") -> tuple[i
     return (start, end) if (start, end) != (0, n - 1) else None
 
 
+def layer_label(i: int) -> str:
+    return f"layer {i + 1}"
+
+
+def head_label(h: int | str) -> str:
+    return "average" if h == "average" else f"head {h + 1}"
+
+
 def layer_head(prefix: str, n_layers: int, n_heads: int, layer: int = 0, average: bool = True):
     """Layer and head pickers (radios, keys <prefix>_layer / <prefix>_head); the head may be
     "average". Returns (layer, head, a label such as "layer 2, head 3")."""
     c1, c2 = st.columns(2)
-    chosen = c1.radio(
-        "Layer",
-        range(n_layers),
-        index=layer,
-        key=f"{prefix}_layer",
-        horizontal=True,
-        format_func=lambda i: f"layer {i + 1}",
-    )
+    # Radios up to RADIO_MAX choices; a slider beyond (a real model's 30 layers)
+    chosen = (
+        c1.radio("Layer", range(n_layers), index=layer, key=f"{prefix}_layer",
+                 horizontal=True, format_func=layer_label)
+        if n_layers <= RADIO_MAX
+        else c1.select_slider("Layer", list(range(n_layers)), value=layer,
+                              key=f"{prefix}_layer", format_func=layer_label)
+    )  # fmt: skip
     heads = ["average", *range(n_heads)] if average else list(range(n_heads))
-    head = c2.radio(
-        "Head",
-        heads,
-        key=f"{prefix}_head",
-        horizontal=True,
-        format_func=lambda h: "average" if h == "average" else f"head {h + 1}",
+    head = (
+        c2.radio("Head", heads, key=f"{prefix}_head", horizontal=True, format_func=head_label)
+        if len(heads) <= RADIO_MAX
+        else c2.selectbox("Head", heads, key=f"{prefix}_head", format_func=head_label)
     )
     which = "average of the heads" if head == "average" else f"head {head + 1}"
     return chosen, head, f"layer {chosen + 1}, {which}"
