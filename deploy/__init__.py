@@ -1,0 +1,1 @@
+"""Serving a class: N Streamlit replicas behind nginx on one machine (deploy/serve.py)."""
