@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -9,10 +10,19 @@ import numpy as np
 from model.tokenizer import SPECIAL_TOKENS
 from model.trace import Trace
 
+# Special tokens of pretrained tokenizers: [CLS], [SEP], <s>, </s>, <|endoftext|>, <|im_end|>
+PRETRAINED_SPECIAL = re.compile(r"^(\[[A-Z]+\]|<\|?/?[a-z_]+\|?>)$")
+
+
+def is_special(token: str) -> bool:
+    """Whether a token is a marker rather than text: ours ([BOS], [MASK]) or one of a
+    pretrained tokenizer's ([CLS], </s>, <|endoftext|>)."""
+    return token in SPECIAL_TOKENS or bool(PRETRAINED_SPECIAL.match(token))
+
 
 def word_positions(tokens: Sequence[str]) -> list[int]:
-    """Positions of the tokens that are not special ([BOS], [EOS], ...)."""
-    return [i for i, tok in enumerate(tokens) if tok not in SPECIAL_TOKENS]
+    """Positions of the tokens that are not special ([BOS], [EOS], [CLS], </s>, ...)."""
+    return [i for i, tok in enumerate(tokens) if not is_special(tok)]
 
 
 def default_token(tokens: Sequence[str], prefer: Sequence[str] = ("bank",)) -> int:

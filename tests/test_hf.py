@@ -22,12 +22,13 @@ WORDS = (
     "the a dog cat man boy bit sat on mat river bank cash near to get walked and slept "
     "warm school morning steel is strong light door opened smiled at"
 ).split()
-SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "<s>", "</s>"]
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "<s>", "</s>", "<mask>"]
 SENTENCE = "the dog bit the man near the river bank"
 
 
 def tokenizer(family: str) -> transformers.PreTrainedTokenizerFast:
-    """A word-level fast tokenizer with the special tokens of `family` (bert, gpt2, llama)."""
+    """A word-level fast tokenizer with the special tokens of `family` (bert, roberta, gpt2,
+    llama)."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
     vocab = {tok: i for i, tok in enumerate(SPECIALS + WORDS)}
@@ -39,6 +40,12 @@ def tokenizer(family: str) -> transformers.PreTrainedTokenizerFast:
             single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
         )
         roles |= {"cls_token": "[CLS]", "sep_token": "[SEP]", "mask_token": "[MASK]"}
+    elif family == "roberta":  # its own names: <s> text </s>, <mask>
+        tok.post_processor = processors.TemplateProcessing(
+            single="<s> $A </s>", special_tokens=[("<s>", 5), ("</s>", 6)]
+        )
+        roles |= {"bos_token": "<s>", "eos_token": "</s>", "cls_token": "<s>",
+                  "sep_token": "</s>", "mask_token": "<mask>"}  # fmt: skip
     elif family == "llama":
         tok.post_processor = processors.TemplateProcessing(
             single="<s> $A", special_tokens=[("<s>", 5)]
@@ -50,7 +57,8 @@ def tokenizer(family: str) -> transformers.PreTrainedTokenizerFast:
 
 
 def build(family: str, layers: int = 2) -> torch.nn.Module:
-    """A tiny random model of `family`: bert (MLM head), bert-base (none), gpt2, llama (GQA)."""
+    """A tiny random model of `family`: bert, distilbert, roberta (MLM heads), bert-base
+    (none), gpt2, llama (grouped-query attention)."""
     torch.manual_seed(0)
     n = len(SPECIALS) + len(WORDS)
     small = dict(vocab_size=n, num_hidden_layers=layers, num_attention_heads=4)
@@ -60,6 +68,18 @@ def build(family: str, layers: int = 2) -> torch.nn.Module:
         )
         cls = transformers.BertForMaskedLM if family == "bert" else transformers.BertModel
         return cls(cfg)
+    if family == "distilbert":
+        cfg = transformers.DistilBertConfig(
+            vocab_size=n, dim=32, n_layers=layers, n_heads=4, hidden_dim=64,
+            max_position_embeddings=64,
+        )  # fmt: skip
+        return transformers.DistilBertForMaskedLM(cfg)
+    if family == "roberta":
+        cfg = transformers.RobertaConfig(
+            **small, hidden_size=32, intermediate_size=64, max_position_embeddings=66,
+            pad_token_id=0,
+        )  # fmt: skip
+        return transformers.RobertaForMaskedLM(cfg)
     if family == "gpt2":
         cfg = transformers.GPT2Config(
             vocab_size=n, n_embd=32, n_layer=2, n_head=4, n_positions=64, bos_token_id=6,
@@ -73,7 +93,8 @@ def build(family: str, layers: int = 2) -> torch.nn.Module:
     return transformers.LlamaForCausalLM(cfg)
 
 
-FAMILIES = ("bert", "bert-base", "gpt2", "llama")
+FAMILIES = ("bert", "distilbert", "roberta", "bert-base", "gpt2", "llama")
+TOKENIZER = {"bert-base": "bert", "distilbert": "bert", "deep": "llama"}
 
 
 @pytest.fixture(scope="module")
@@ -83,9 +104,10 @@ def folders(tmp_path_factory) -> dict[str, Path]:
     out = {}
     for family, layers in [(f, 2) for f in FAMILIES] + [("deep", 14)]:
         folder = root / family
-        kind = "llama" if family == "deep" else family
-        build(kind, layers).eval().save_pretrained(folder, safe_serialization=True)
-        tokenizer("bert" if family == "bert-base" else kind).save_pretrained(folder)
+        build("llama" if family == "deep" else family, layers).eval().save_pretrained(
+            folder, safe_serialization=True
+        )
+        tokenizer(TOKENIZER.get(family, family)).save_pretrained(folder)
         out[family] = folder
     return out
 
@@ -107,6 +129,8 @@ def reference(m: model.Model, ids: list[int]):
 def test_a_transformers_folder_is_an_encoder_or_a_decoder_with_its_heads(folders) -> None:
     expected = {
         "bert": ("encoder", {"trace", "fill_mask"}),
+        "distilbert": ("encoder", {"trace", "fill_mask"}),
+        "roberta": ("encoder", {"trace", "fill_mask"}),
         "bert-base": ("encoder", {"trace"}),
         "gpt2": ("decoder", {"trace", "next_token", "generate"}),
         "llama": ("decoder", {"trace", "next_token", "generate"}),
@@ -115,7 +139,8 @@ def test_a_transformers_folder_is_an_encoder_or_a_decoder_with_its_heads(folders
     for family, (kind, caps) in expected.items():
         info = model.read_info(folders[family])
         assert (info.kind, set(info.capabilities)) == (kind, caps)
-        assert info.hf in ("bert", "gpt2", "llama") and "Hugging Face" in info.description
+        assert info.hf == ("llama" if family == "deep" else family.removesuffix("-base"))
+        assert "Hugging Face" in info.description
 
 
 def test_the_adapter_loads_eager_and_says_what_it_is(loaded) -> None:
@@ -167,7 +192,7 @@ def test_the_trace_matches_transformers(loaded, family: str) -> None:
     m = loaded[family]
     t = m.trace(SENTENCE)
     ref = reference(m, [int(i) for i in t.ids])
-    assert t.n_layers == 2 and t.n_heads == 4
+    assert t.n_layers == 2 and t.n_heads == 4 and t.tokens[t.tokens.index("dog") - 1] == "the"
     n = len(t.tokens)
     for i, layer in enumerate(t.layers):
         own = ref.attentions[i][0].numpy()
@@ -222,12 +247,17 @@ def test_attention_weights_recompute_q_k_v(loaded) -> None:
 # --- predictions ----------------------------------------------------------------------------
 
 
-def test_fill_mask_ranks_tokens_for_each_mask(loaded) -> None:
-    m = loaded["bert"]
+@pytest.mark.parametrize("family", ["bert", "distilbert", "roberta"])
+def test_fill_mask_ranks_tokens_for_each_mask(loaded, family: str) -> None:
+    """[MASK] typed in the text is the tokenizer's own mask token (RoBERTa's <mask>), and
+    is shown as [MASK]."""
+    m = loaded[family]
     ranked = m.fill_mask("the dog [MASK] the man near the [MASK] bank", k=3)
     assert len(ranked) == 2 and all(len(r) == 3 for r in ranked)
-    assert all(tok in WORDS for r in ranked for tok, _ in r)
-    assert "[MASK]" in m.trace("the [MASK] sat").tokens
+    never = {*m.tokenizer.all_special_tokens, "[MASK]"}  # special tokens are not guessed
+    assert not never & {tok for r in ranked for tok, _ in r}
+    t = m.trace("the [MASK] sat")
+    assert t.tokens[2] == "[MASK]" and t.ids[2] == m.special_ids()["[MASK]"]
     with pytest.raises(model.Unsupported):
         loaded["bert-base"].fill_mask("the [MASK] sat")
 
@@ -265,7 +295,8 @@ def registered(folders):
 @pytest.mark.parametrize(
     ("page", "family"),
     [("tokens", "bert-base"), ("attention", "llama"), ("masked", "bert"), ("causal", "gpt2"),
-     ("positional", "llama"), ("attention", "deep"), ("causal", "deep")],
+     ("positional", "llama"), ("attention", "deep"), ("causal", "deep"), ("masked", "roberta"),
+     ("positional", "distilbert")],
 )  # fmt: skip
 def test_pages_render_hf_models(registered, page: str, family: str) -> None:
     from streamlit.testing.v1 import AppTest
@@ -287,8 +318,28 @@ def test_pages_render_hf_models(registered, page: str, family: str) -> None:
         assert not at.exception
         text = " ".join(el.proto.spec for el in at.get("plotly_chart"))
         assert '"L13 H1"' in text and '"L1 H1"' not in text
+    if page == "masked":  # it starts on a word, never on [CLS], [SEP], <s> or </s>
+        assert at.multiselect(key="mask_tokens").value == [9]  # "bank"
     if family == "llama":
         assert any("Rotary" in c.value for c in at.caption), "the page says so"
+
+
+def test_the_folder_box_appears_only_where_models_toml_allows_it(folders, tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    root = Path(__file__).resolve().parent.parent
+    toml = tmp_path / "models.toml"
+    toml.write_text("allow_any_folder = false\n")
+    monkeypatch.setenv("GLASSBOX_MODELS", str(toml))
+    at = AppTest.from_file(str(root / "pages" / "tokens.py"), default_timeout=60).run()
+    assert not at.exception and not at.text_input
+    toml.write_text("allow_any_folder = true\n")
+    at = AppTest.from_file(str(root / "pages" / "tokens.py"), default_timeout=60).run()
+    at.text_input(key="w_folder").input(str(tmp_path / "nothing")).run()
+    assert "not a model folder" in at.error[0].value
+    at.text_input(key="w_folder").input(str(folders["bert-base"])).run()
+    assert not at.exception and at.session_state["model"] == "bert-base"
+    model.unregister("bert-base")
 
 
 # --- the packaged models, where installed ---------------------------------------------------
