@@ -18,12 +18,10 @@ view = frame(
     "is compared with every key, the scores go through a softmax, and the token's new vector "
     "is the weighted blend of the values, a *soft* dictionary lookup. Read a row: how much "
     "that token (the query) takes from each token across (the keys). Compare *bank* in the "
-    "river sentence and in the cash sentence.",
+    "river sentence and in the cash sentence.\n\n"
+    r"$$\operatorname{Attention}(Q, K, V) = "
+    r"\operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V$$",
     reset={"att_window": None, "att_query": None, "att_key": None, "cmp_att_word": None},
-)
-st.latex(
-    r"\operatorname{Attention}(Q, K, V) = "
-    r"\operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V"
 )
 
 

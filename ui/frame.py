@@ -25,6 +25,22 @@ from ui.show import md_escape
 
 DEVICES = ["auto", "cpu", "cuda"]
 APP_NAME = "Transformer Glassbox"
+EXAMPLE_CHARS = 34  # a menu entry this long fits the sidebar's menu at 1280x720 (measured)
+
+
+def short_example(sentence: str, limit: int = EXAMPLE_CHARS) -> str:
+    """A menu entry for a sentence: whole when it fits, else as many first words as fit
+    before "… <last word>" ("I swam across the river to … bank.")."""
+    if len(sentence) <= limit:
+        return sentence
+    words = sentence.split()
+    tail = f" … {words[-1]}"
+    head = ""
+    for word in words[:-1]:
+        if len(head) + len(word) + 1 + len(tail) > limit:
+            break
+        head = f"{head} {word}" if head else word
+    return head + tail if head else sentence[: limit - 1] + "…"
 
 
 # --- The sidebar -----------------------------------------------------------------------
@@ -51,7 +67,9 @@ def _sentence_inputs() -> None:
         index=None,
         key="w_example",
         on_change=state.on_example,
+        format_func=short_example,
         placeholder="Pick an example sentence…",
+        help="The lecture's sentences; the one picked appears whole in the Sentence box.",
     )
     st.file_uploader(
         "…or upload a text file (.txt, .md, at most 1 MB)",
@@ -92,17 +110,19 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> st.delta_generato
             help="The models that can serve this page.",
         )
         folder_box()  # only where models.toml allows typing a folder
-        st.selectbox(
-            "Device",
-            devices,
-            key="w_device",
-            on_change=state.on_device,
-            help="auto: the GPU when there is one, else the CPU.",
-        )
-        if not has_cuda:
-            st.caption("cuda: no GPU found on this machine, so it cannot be chosen.")
-        timing = st.container()
-        st.caption("The address bar holds the page and its choices: copy it to share.")
+        # What a class does not need on screen: folded at the sidebar's bottom.
+        with st.expander("Device, timing, sharing", icon=":material/speed:"):
+            st.selectbox(
+                "Device",
+                devices,
+                key="w_device",
+                on_change=state.on_device,
+                help="auto: the GPU when there is one, else the CPU.",
+            )
+            if not has_cuda:
+                st.caption("cuda: no GPU found on this machine, so it cannot be chosen.")
+            timing = st.container()
+            st.caption("The address bar holds the page and its choices: copy it to share.")
     return timing
 
 
@@ -199,11 +219,13 @@ def open_page(page: str, intro: str = "") -> Opened:
     shared = spec.reads == "sentence"
     timing = sidebar(models, name, sentence=shared)
     state.write_url(page, name or ss["model"], sentence=shared)
-    hint = " · type your own sentence in the **Sentence** box of the sidebar (on the left)"
-    st.caption(f":material/search: {APP_NAME} · {spec.section}{hint if shared else ''}")
-    st.title(spec.title)
-    if intro:
-        st.markdown(intro)
+    # The title, and what the page shows folded beside it (a popover opens over the page):
+    # the page's first figure comes next, high enough to be seen on a 1280x720 projector.
+    title, about = st.columns([3, 1], vertical_alignment="center") if intro else (st, None)
+    title.title(spec.title)
+    if about is not None:
+        with about.popover("About this page", icon=":material/info:"):
+            st.markdown(intro)
     if not models:
         st.error(f"No model here can {DOES[spec.needs]}, so this page cannot run.")
         st.stop()
