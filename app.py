@@ -7,7 +7,7 @@ also runs alone (as AppTest runs it).
 
 import streamlit as st
 
-from ui.registry import PAGES
+from ui.registry import LECTURE, PAGES
 from ui.state import init_state
 
 st.set_page_config(
@@ -30,11 +30,11 @@ def _home() -> None:
 
 pages = {
     spec.key: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key)
-    for spec in PAGES
+    for spec in [*LECTURE, *PAGES]
 }
 home = st.Page(_home, title=PAGES[0].title, url_path="home", default=True, visibility="hidden")
 sections: dict[str, list[st.Page]] = {}
-for spec in PAGES:
+for spec in [*LECTURE, *PAGES]:
     sections.setdefault(spec.section, []).append(pages[spec.key])
 sections[PAGES[0].section].insert(0, home)
 current = st.navigation(sections)

@@ -61,7 +61,7 @@ def test_a_decoder_compares_only_with_tokens_that_can_see_the_key() -> None:
     links = head_links(att[None, None], tokens, 4, 3, causal=True)
     # only "d" (4) and the key itself can see position 3: no other token to compare with
     assert links[0].others == 0.0 and links[0].weight == pytest.approx(0.2)
-    assert links[0].link == (0.2 >= LINK_MIN_WEIGHT)
+    assert links[0].link == (LINK_MIN_WEIGHT <= 0.2)
 
 
 # --- the training views --------------------------------------------------------------------

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ui.registry import PAGES
+from ui.registry import LECTURE, PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_PAGE_LINES = 150
@@ -95,11 +95,12 @@ def test_the_models_load_without_streamlit() -> None:
 
 def test_the_registry_and_the_page_files_match() -> None:
     files = {p.stem for p in (ROOT / "pages").glob("*.py")}
-    assert files == {spec.key for spec in PAGES}
-    assert len({spec.key for spec in PAGES}) == len(PAGES)
-    for spec in PAGES:
+    specs = [*PAGES, *LECTURE]
+    assert files == {spec.key for spec in specs}
+    assert len({spec.key for spec in specs}) == len(specs)
+    for spec in specs:
         text = (ROOT / spec.path).read_text()
-        opens = [f'{f}(\n    "{spec.key}"' for f in ("frame", "open_page")]
+        opens = [f'{f}(\n    "{spec.key}"' for f in ("frame", "open_page", "lecture_step")]
         assert any(o in text for o in opens), f"{spec.path} must open with its own key"
 
 
@@ -139,6 +140,8 @@ COMMANDS = [
     ["bench/bench_trace.py", "--help"],
     ["bench/bench_apptest.py", "--help"],
     ["bench/bench_browser.py", "--help"],
+    ["bench/bench_deploy.py", "--help"],
+    ["-m", "deploy.serve", "--help"],
     ["-m", "tests.e2e.screenshots", "--help"],
 ]
 
