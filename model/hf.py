@@ -451,11 +451,11 @@ class HFModel(Model):
             k, v = k.repeat_interleave(share, dim=0), v.repeat_interleave(share, dim=0)
         attn = _get(self.stack[i], self.family.attn)
         scale = float(getattr(attn, "scaling", self.d_head**-0.5))
-        scores = (q @ k.transpose(-1, -2)) * scale
+        scores = (q * scale) @ k.transpose(-1, -2)  # scaling Q (T x Dh), not T x T scores
         if self.causal:
             n = scores.shape[-1]
             above = torch.ones(n, n, dtype=torch.bool, device=scores.device).triu(1)
-            scores = scores.masked_fill(above, float("-inf"))
+            scores.masked_fill_(above, float("-inf"))
         resid_pre, attn_out = got["resid_pre"], got["attn_out"]
         resid_mid = got.get("resid_mid", resid_pre + attn_out)
         return LayerTrace(

@@ -138,6 +138,7 @@ COMMANDS = [
     ["-m", "training.translation", "--help"],
     ["-m", "training.vit", "--help"],
     ["bench/bench_trace.py", "--help"],
+    ["bench/bench_hf.py", "--help"],
     ["bench/bench_apptest.py", "--help"],
     ["bench/bench_browser.py", "--help"],
     ["bench/bench_deploy.py", "--help"],
