@@ -14,6 +14,7 @@ from analysis.similarity import (
     pca_2d,
     shared_word_cosines,
     shared_words,
+    word_pairs,
 )
 from analysis.steps import AttentionSteps, attention_steps
 from analysis.tokens import (
@@ -48,5 +49,6 @@ __all__ = [
     "shared_words",
     "softmax_rows",
     "stage_names",
+    "word_pairs",
     "word_positions",
 ]

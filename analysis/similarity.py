@@ -56,17 +56,41 @@ def cosines_by_stage(a: Trace, b: Trace, i: int, j: int) -> np.ndarray:
     return (ua * ub).sum(axis=-1)
 
 
+def word_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Each word of `a` (not a special token) with the same occurrence of it in `b`: the
+    k-th "the" of A with the k-th "the" of B, as (word, position in A, position in B), in
+    A's order. Words keyed by position, so a repeated word gets a pair per occurrence."""
+    seen: dict[str, int] = {}
+    pairs = []
+    for i, tok in enumerate(a):
+        if tok in SPECIAL_TOKENS:
+            continue
+        k = seen[tok] = seen.get(tok, -1) + 1
+        in_b = [j for j, other in enumerate(b) if other == tok]
+        if k < len(in_b):
+            pairs.append((tok, i, in_b[k]))
+    return pairs
+
+
 def order_table(with_positions: Sequence[Trace], without: Sequence[Trace]) -> list[dict]:
-    """Rows for the "word order" table: each word shared by sentences A and B, with the
+    """Rows for the "word order" table: each word of sentence A paired with the same
+    occurrence in sentence B (`word_pairs`: both "the" of "the dog bit the man"), with the
     cosine of its last-layer vectors across the two, with and without positions."""
-    on, off = shared_word_cosines(*with_positions), shared_word_cosines(*without)
+
+    def cosine(pair: Sequence[Trace], i: int, j: int) -> float:
+        a, b = pair
+        vectors = np.stack([a.layers[-1].resid_post[i], b.layers[-1].resid_post[j]])
+        return round(float(cosine_matrix(vectors)[0, 1]), 4)
+
     return [
         {
-            "token": token,
-            "cosine with positions": round(on[token], 4),
-            "cosine without positions": round(off[token], 4),
+            "word": word,
+            "position in A": i,
+            "position in B": j,
+            "cosine with positions": cosine(with_positions, i, j),
+            "cosine without positions": cosine(without, i, j),
         }
-        for token in on
+        for word, i, j in word_pairs(with_positions[0].tokens, with_positions[1].tokens)
     ]
 
 

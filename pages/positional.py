@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-import analysis
 import model
 import viz
-from ui import cache, compare
+from ui import compare
 from ui.figures import chart
 from ui.frame import View, frame
+from ui.order import order_matters
 from ui.show import download_csv, token_labels, window_picker
 
 view = frame(
@@ -106,29 +106,7 @@ st.caption(
 )
 
 
-# Why it matters: without positions, attention sees a set (its inputs rerun only this part)
-@st.fragment
-def order_matters(view: View) -> None:
-    st.subheader("Without positions, word order is invisible")
-    c1, c2 = st.columns(2)
-    first = c1.text_input("Sentence A", "the dog bit the man", key="pos_a")
-    second = c2.text_input("Sentence B", "the man bit the dog", key="pos_b")
-    if not (first.strip() and second.strip()):
-        st.info("Type two sentences with the same words in a different order.")
-        return
-    on, off = (
-        [cache.get_trace(text, view.model_name, view.device, positions) for text in (first, second)]
-        for positions in (True, False)
-    )
-    st.dataframe(analysis.order_table(on, off), hide_index=True)
-    st.caption(
-        "Each row compares a word's vector after the last layer in sentence A and in "
-        "sentence B. Without positions an encoder gives the same word the same vector "
-        "(cosine 1) whatever the order; with positions the order changes it. "
-        "(A causal model already sees order through its mask.)"
-    )
-
-
+# Why it matters: without positions, attention sees a set (ui/order.py: measured, not assumed)
 order_matters(view)
 
 st.subheader("Numbers")
