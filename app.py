@@ -30,11 +30,11 @@ def _home() -> None:
 
 pages = {
     spec.key: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key)
-    for spec in [*LECTURE, *PAGES]
+    for spec in [*PAGES, *LECTURE]
 }
 home = st.Page(_home, title=PAGES[0].title, url_path="home", default=True, visibility="hidden")
 sections: dict[str, list[st.Page]] = {}
-for spec in [*LECTURE, *PAGES]:
+for spec in [*PAGES, *LECTURE]:
     sections.setdefault(spec.section, []).append(pages[spec.key])
 sections[PAGES[0].section].insert(0, home)
 current = st.navigation(sections)

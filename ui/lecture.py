@@ -82,17 +82,17 @@ def _go(number: int) -> None:
 
 
 def navigation(step: LectureStep, where: str) -> None:
-    """Previous / step n of N / next; the arrow keys press them (top bar only)."""
+    """Previous / step n of N / next; the arrow keys ← and → press the top bar's."""
     from ui.lessons import STEPS
 
     n = len(STEPS)
     left, mid, right = st.columns([1, 3, 1], vertical_alignment="center")
     keys = where == "top"
-    if left.button("← Previous", key=f"lec_prev_{where}", disabled=step.number == 1,
+    if left.button("Previous", key=f"lec_prev_{where}", disabled=step.number == 1,
                    shortcut="Left" if keys else None, width="stretch"):  # fmt: skip
         _go(step.number - 1)
     mid.markdown(f"**Step {step.number} of {n}** · {step.title}")
-    if right.button("Next →", key=f"lec_next_{where}", disabled=step.number == n, type="primary",
+    if right.button("Next", key=f"lec_next_{where}", disabled=step.number == n, type="primary",
                     shortcut="Right" if keys else None, width="stretch"):  # fmt: skip
         _go(step.number + 1)
 
@@ -113,7 +113,8 @@ def lecture_step(key: str) -> None:
         overview()
         return
     step = STEPS[int(key.split("_")[1]) - 1]
-    st.caption(f":material/school: {APP_NAME} · Lecture · step {step.number} of {len(STEPS)}")
+    if not present:
+        st.caption(f":material/school: {APP_NAME} · Lecture · step {step.number} of {len(STEPS)}")
     navigation(step, "top")
     st.title(f"{step.number}. {step.title}")
     st.markdown(step.idea)

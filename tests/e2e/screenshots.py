@@ -17,9 +17,11 @@ import subprocess
 import sys
 
 from tests.e2e.harness import ARTIFACTS, ROOT
+from ui.registry import LECTURE
 from ui.registry import PAGES as REGISTRY
 
-PAGES = [p.key for p in REGISTRY]  # every page: tests/e2e saves a screenshot of each
+# every page: tests/e2e saves a screenshot of each (the lecture's in presenter mode, 1280x720)
+PAGES = [p.key for p in [*REGISTRY, *LECTURE]]
 SOURCE = ARTIFACTS / "screenshots"
 TARGET = ROOT / "assets" / "screenshots"
 
@@ -31,7 +33,8 @@ def main() -> int:
     if args.take:
         cmd = [sys.executable, "-m", "pytest", "-q", "tests/e2e/test_pages.py",
                "tests/e2e/test_translation_pages.py", "tests/e2e/test_vision_page_browser.py",
-               "-k", "shared_url_renders or translation_page or vit_page"]  # fmt: skip
+               "tests/e2e/test_lecture_browser.py",
+               "-k", "shared_url_renders or translation_page or vit_page or lecture"]  # fmt: skip
         if subprocess.call(cmd, cwd=ROOT) != 0:
             print("the page tests failed: screenshots not copied", file=sys.stderr)
             return 1

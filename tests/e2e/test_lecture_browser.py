@@ -1,0 +1,99 @@
+"""Lecture mode in a real browser at 1280x720 (a projector): walk all twelve steps with the
+Next control, presenter mode on and off; at each step reveal the model's answer and check
+that the figure shows the step's example. The arrow key steps too. Presenter-mode
+screenshots: artifacts/screenshots/lecture_<n>.png (copied to assets/ for the README and
+the overview's thumbnails by `python -m tests.e2e.screenshots`)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.e2e import harness
+from tests.e2e.test_pages import assert_clean
+from tests.test_lecture import EXAMPLE_TOKENS
+from ui.registry import LECTURE_STEPS
+
+pytestmark = pytest.mark.e2e
+PROJECTOR = {"width": 1280, "height": 720}
+N = len(LECTURE_STEPS)
+
+
+@pytest.fixture
+def projector(browser):
+    ctx = harness.new_context(browser, viewport=PROJECTOR)
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda err: errors.append(str(err)))
+    pg.js_errors = errors  # type: ignore[attr-defined]
+    yield pg
+    ctx.close()
+
+
+def heading(page) -> str:
+    return page.locator("h1").first.inner_text().strip()
+
+
+def reveal_and_check(page, n: int) -> None:
+    """Reveal step n's answer and wait for a figure that shows its example."""
+    harness.after_rerun(page, lambda: page.get_by_role("button", name="Reveal").click())
+    page.get_by_text("The model's answer").first.wait_for(timeout=30000)
+    page.wait_for_selector(harness.DRAWN_CHART, state="visible", timeout=30000)
+    wanted = EXAMPLE_TOKENS[f"lecture_{n}"]
+    try:
+        page.wait_for_function(
+            """wanted => { const t = [...document.querySelectorAll(
+                   '[data-testid="stPlotlyChart"] svg text')].map(e => e.textContent).join(' ');
+                 return wanted.every(w => t.includes(w)); }""",
+            arg=wanted, timeout=30000,
+        )  # fmt: skip
+    except Exception:  # noqa: BLE001 - say which token is missing
+        texts = " ".join(harness.chart_texts(page))
+        missing = [w for w in wanted if w not in texts]
+        raise AssertionError(f"step {n}: {missing} not in its figures: {texts[:300]}") from None
+
+
+@pytest.mark.parametrize("present", [True, False], ids=["presenter", "plain"])
+def test_walk_the_lecture_with_the_next_control(app_server, projector, screenshot_dir,
+                                                present: bool) -> None:  # fmt: skip
+    page = projector
+    query = "?present=1" if present else ""
+    harness.open_app(page, f"{app_server.url}/lecture_1{query}")
+    sidebar = page.locator('section[data-testid="stSidebar"]')
+    for n in range(1, N + 1):
+        page.wait_for_function(
+            "n => document.querySelector('h1')?.textContent.trim().startsWith(n + '. ')",
+            arg=str(n), timeout=30000,
+        )  # fmt: skip
+        assert re.search(rf"/lecture_{n}(\?|$)", page.url), page.url
+        assert ("present=1" in page.url) == present
+        assert sidebar.is_hidden() == present
+        reveal_and_check(page, n)
+        assert_clean(page)
+        if present:
+            page.evaluate("() => document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
+            page.screenshot(path=str(screenshot_dir / f"lecture_{n}.png"))
+        if n < N:
+            page.get_by_role("button", name="Next").first.click()
+    assert page.get_by_role("button", name="Next").first.is_disabled()
+
+
+def test_the_arrow_keys_step_and_the_overview_links_every_step(app_server, projector,
+                                                               screenshot_dir) -> None:  # fmt: skip
+    page = projector
+    harness.open_app(page, f"{app_server.url}/lecture_2?present=1")
+    assert heading(page).startswith("2. ")
+    page.locator("h1").first.click()  # focus on the page, not on a widget
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(re.compile(r"/lecture_3"), timeout=30000)
+    page.wait_for_function("() => document.querySelector('h1')?.textContent.startsWith('3. ')")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_url(re.compile(r"/lecture_2"), timeout=30000)
+
+    harness.open_app(page, f"{app_server.url}/lecture")
+    assert heading(page) == "The lecture, step by step"
+    for n, (title, _) in enumerate(LECTURE_STEPS, 1):
+        assert page.get_by_role("link", name=f"{n}. {title}").count() >= 1
+    page.screenshot(path=str(screenshot_dir / "lecture.png"))
+    assert_clean(page)
