@@ -85,6 +85,20 @@ def test_pickled_weights_only_are_refused(tmp_path) -> None:
         model.register("pickled", folder)
 
 
+def test_a_booby_trapped_pickle_beside_the_safetensors_never_runs(folders, tmp_path) -> None:
+    import pickle
+    import shutil
+
+    from tests.test_security import _Payload
+
+    folder = shutil.copytree(folders["gpt2"], tmp_path / "trapped")
+    marker = tmp_path / "ran"
+    for name in ("pytorch_model.bin", "training_args.bin"):
+        (folder / name).write_bytes(pickle.dumps(_Payload(marker)))
+    model.load(folder, device="cpu").trace(SENTENCE)
+    assert not marker.exists()
+
+
 def test_an_unsupported_model_type_says_which_ones_are(tmp_path) -> None:
     folder = tmp_path / "t5"
     folder.mkdir()
