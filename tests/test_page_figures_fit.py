@@ -11,8 +11,6 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from viz._common import PLOT_PX
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -27,15 +25,20 @@ def charts(name: str, sentence: str, model_name: str = "mlm") -> dict[str, dict]
     }
 
 
-def _cells_fit(fig: dict) -> bool:
-    """Every heatmap with numbers in its cells draws them at a size that fits a cell."""
+# Plot areas measured in Chromium at 1280x720 (the charts' .nsewdrag boxes), in px.
+PLOT_PX = {"tok_cosine": 169, "pos_dot": 104, "causal_attention": 217}
+
+
+def _cells_fit(fig: dict, plot_px: float) -> bool:
+    """Every heatmap with numbers in its cells draws them at a size that fits a cell of a
+    plot area `plot_px` wide."""
     for trace in fig["data"]:
         if trace.get("type") != "heatmap" or not trace.get("texttemplate"):
             continue
         text = trace["text"]
         cols = len(text[0])
         longest = max(len(str(v)) for row in text for v in row)
-        if longest * trace["textfont"]["size"] * 0.6 > PLOT_PX / cols:
+        if longest * trace["textfont"]["size"] * 0.6 > plot_px / cols:
             return False
     return True
 
@@ -55,7 +58,7 @@ def test_numbers_in_cells_only_where_they_fit(
     page: str, widget: str, sentence: str, model_name: str
 ) -> None:
     fig = charts(page, sentence, model_name)[widget]
-    assert _cells_fit(fig), widget
+    assert _cells_fit(fig, PLOT_PX[widget]), widget
     assert all(trace.get("customdata") is not None for trace in fig["data"])  # on hover
 
 

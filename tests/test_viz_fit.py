@@ -10,7 +10,7 @@ import pytest
 
 import viz
 from model import additive_mask, binary_encoding, causal_mask, sinusoidal_encoding
-from viz._common import CELL_FONT_MIN, PLOT_PX, cell_font
+from viz._common import CELL_FONT_MIN, cell_font, plot_width
 
 # "the" three times, "bank" twice: a builder that keys by text would merge them.
 TOKENS = ["[BOS]", "the", "bank", "of", "the", "river", "and", "the", "bank", "[EOS]"]
@@ -104,16 +104,22 @@ def _cell_text_shown(fig: go.Figure) -> bool:
 
 
 def test_cell_font_shrinks_then_gives_up() -> None:
-    assert cell_font(4, 4, ["0.12"]) == 14
-    small = cell_font(7, 7, ["-1.23"])
+    assert cell_font(4, 4, ["0.12"], 240) == 14
+    small = cell_font(7, 7, ["-1.23"], 240)
     assert small is not None and CELL_FONT_MIN <= small < 14
-    assert cell_font(12, 12, ["-0.12"]) is None
-    assert cell_font(12, 12, ["1"]) is not None  # one character fits where four do not
+    assert cell_font(12, 12, ["-0.12"], 240) is None
+    assert cell_font(12, 12, ["1"], 240) is not None  # one character fits where four do not
     # The rule is the text's width against the cell's: the widest text fits its cell.
     for n in range(1, 40):
-        size = cell_font(n, n, ["0.00"])
+        size = cell_font(n, n, ["0.00"], 240)
         if size is not None:
-            assert 4 * size * 0.6 <= PLOT_PX / n
+            assert 4 * size * 0.6 <= 240 / n
+
+
+def test_the_plot_width_leaves_room_for_labels_and_colour_bar() -> None:
+    short = plot_width(["a", "b"], "")
+    assert plot_width(["0 · [BOS]", "1 · the"], "") < short
+    assert plot_width(["a", "b"], "dot product") < short < plot_width(["a", "b"], None)
 
 
 @pytest.mark.parametrize(
@@ -137,7 +143,7 @@ def test_numbers_are_printed_in_cells_only_where_they_fit(build, n: int, shown: 
         if shown:
             size = trace.textfont.size
             longest = max(len(str(v)) for v in np.asarray(trace.text).ravel())
-            assert longest * size * 0.6 <= PLOT_PX / n
+            assert longest * size * 0.6 <= plot_width(list(range(n)), None) / n
 
 
 # --- the sinusoid waves ------------------------------------------------------------------------

@@ -25,10 +25,11 @@ MIN_HEIGHT = 300
 MAX_HEIGHT = 2000
 ROW_PX = 22
 EXTRA_PX = 120
-# Numbers in cells are printed only where they fit: a heatmap's plot area is assumed this
-# wide (a chart in a column beside another on a 1280-px projector, less its token labels
-# and colour bar: measured 240-330 px), and its rows ROW_PX high.
-PLOT_PX = 240
+# Numbers in cells are printed only where they fit. A builder does not know how wide its
+# chart is drawn: it assumes a column COLUMN_PX wide (a chart beside another on a 1280-px
+# projector) and takes off its token labels and colour bar (plot_width). Measured at
+# 1280x720: charts 308-387 px wide, their plot areas 104-217 px.
+COLUMN_PX = 340
 CELL_FONT_MIN = 9  # below this a number is unreadable on a projector: hover only
 CHAR_EM = 0.6  # width of a digit, sign or point, in font sizes (Arial's digits: 0.556)
 CELL_PAD_PX = 4
@@ -205,13 +206,23 @@ def cell_customdata(
     return data
 
 
+def plot_width(row_labels: Sequence[object], colorbar_title: str | None = "") -> float:
+    """The width a heatmap's cells get in a COLUMN_PX-wide chart: less the row labels (and
+    the axis title), less the colour bar and its title (None: no colour bar)."""
+    n = len(row_labels)
+    longest = max((len(str(label)) for label in row_labels), default=0)
+    labels_px = longest * tick_font_size(n) * CHAR_EM + 30
+    bar_px = 0.0 if colorbar_title is None else 50 + len(colorbar_title) * FONT_SIZE * CHAR_EM
+    return max(COLUMN_PX - MARGIN["l"] - MARGIN["r"] - labels_px - bar_px, 40.0)
+
+
 def cell_font(
-    n_rows: int, n_cols: int, texts: Sequence[str] | np.ndarray, plot_px: float = PLOT_PX
+    n_rows: int, n_cols: int, texts: Sequence[str] | np.ndarray, plot_px: float
 ) -> int | None:
     """The font size at which the longest of `texts` fits in every cell of an n_rows x
     n_cols grid drawn `plot_px` wide, or None when no readable size fits (hover only).
 
-    The one rule for numbers in cells (heatmaps, the causal mask, bar labels): a cell is
+    The one rule for numbers in cells (every heatmap, the causal mask): a cell is
     plot_px / n_cols wide and at least ROW_PX high.
     """
     if n_rows == 0 or n_cols == 0:
@@ -224,9 +235,7 @@ def cell_font(
     return None
 
 
-def cell_text_font(
-    values_text: np.ndarray, text_auto: bool | None, plot_px: float = PLOT_PX
-) -> int | None:
+def cell_text_font(values_text: np.ndarray, text_auto: bool | None, plot_px: float) -> int | None:
     """The font for numbers in a matrix's cells, or None for none: `text_auto` False never
     prints them, True always (at the smallest readable size when they do not fit), None
     (the default) only where they fit (`cell_font`)."""
@@ -259,7 +268,8 @@ def heatmap_trace(
     gaps (NaN) in z and show "∞" text.
     """
     text = cell_text(values, text_fmt)
-    font = cell_text_font(text, text_auto)
+    bar = None if coloraxis is not None else (colorbar_title or "")
+    font = cell_text_font(text, text_auto, plot_width(row_labels, bar))
     kwargs: dict = {
         "z": finite_or_nan(values),
         "x": list(range(values.shape[1])),

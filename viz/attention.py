@@ -25,6 +25,7 @@ from viz._common import (
     escape_all,
     figure_height,
     heatmap_trace,
+    plot_width,
     tick_font_size,
     token_axis,
 )
@@ -236,7 +237,7 @@ def causal_mask_figure(
     check_length(tokens, mask.shape[0], "tokens")
     masked = np.isneginf(mask)
     values_text = np.where(masked, MINUS_INF, "0").astype(object)
-    font = cell_text_font(values_text, None)
+    font = cell_text_font(values_text, None, plot_width(tokens, None))
     fig = go.Figure(
         go.Heatmap(
             z=masked.astype(float),
