@@ -21,7 +21,7 @@ from ui.registry import LECTURE
 from ui.registry import PAGES as REGISTRY
 
 # every page: tests/e2e saves a screenshot of each (the lecture's in presenter mode, 1280x720)
-PAGES = [p.key for p in [*REGISTRY, *LECTURE]]
+PAGES = [p.key for p in [*REGISTRY, *LECTURE]] + ["compare_attention", "compare_positional"]
 SOURCE = ARTIFACTS / "screenshots"
 TARGET = ROOT / "assets" / "screenshots"
 
@@ -33,8 +33,8 @@ def main() -> int:
     if args.take:
         cmd = [sys.executable, "-m", "pytest", "-q", "tests/e2e/test_pages.py",
                "tests/e2e/test_translation_pages.py", "tests/e2e/test_vision_page_browser.py",
-               "tests/e2e/test_lecture_browser.py",
-               "-k", "shared_url_renders or translation_page or vit_page or lecture"]  # fmt: skip
+               "tests/e2e/test_lecture_browser.py", "tests/e2e/test_compare_browser.py",
+               "-k", "shared_url_renders or translation_page or vit_page or lecture or compare"]
         if subprocess.call(cmd, cwd=ROOT) != 0:
             print("the page tests failed: screenshots not copied", file=sys.stderr)
             return 1

@@ -1,0 +1,46 @@
+"""Compare mode in a real browser at 1280x720: a link with ?compare= opens the Attention
+page with both bank sentences side by side in the same head, and the Positional page with
+the dog and the man in both orders. Screenshots: artifacts/screenshots/compare_*.png."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlencode
+
+import pytest
+
+from model.examples import PAIRS
+from tests.e2e import harness
+from tests.e2e.test_lecture_browser import projector  # noqa: F401 - the 1280x720 tab
+from tests.e2e.test_pages import assert_clean
+
+pytestmark = pytest.mark.e2e
+RIVER, CASH = PAIRS[0]
+DOG_MAN, MAN_DOG = PAIRS[1]
+
+
+def link(server, page: str, **params: str) -> str:
+    return f"{server.url}/{page}?" + urlencode(params, quote_via=quote)
+
+
+def test_a_compare_link_shows_both_sentences_in_the_same_head(
+    app_server, projector, screenshot_dir  # noqa: F811
+) -> None:
+    page = projector
+    url = link(app_server, "attention", model="clm", sentence=RIVER, compare=CASH)
+    harness.open_app(page, url, charts=True)
+    page.get_by_text("A: layer 1, head 1").first.wait_for(timeout=30000)
+    axes = harness.axis_labels(page)
+    assert any("river" in a and "bank" in a for a in axes)
+    assert any("cash" in a and "bank" in a for a in axes)
+    assert page.get_by_text("B: layer 1, head 1").count() >= 1
+    harness.after_rerun(page, lambda: page.get_by_text("head 3", exact=True).first.click())
+    page.get_by_text("B: layer 1, head 3").first.wait_for(timeout=30000)
+    page.screenshot(path=str(screenshot_dir / "compare_attention.png"))
+    assert_clean(page)
+
+    url = link(app_server, "positional", model="mlm", sentence=DOG_MAN, compare=MAN_DOG)
+    harness.open_app(page, url, charts=True)
+    page.get_by_text("cosine of its two vectors").first.wait_for(timeout=30000)
+    assert "without positions" in " ".join(harness.chart_texts(page))
+    page.screenshot(path=str(screenshot_dir / "compare_positional.png"))
+    assert_clean(page)
