@@ -33,8 +33,9 @@ from viz._common import (
 ATTENTION_HOVER = "%{customdata[0]} (%{y}) → %{customdata[1]} (%{x}): %{z:.3f}<extra></extra>"
 GRID_HOVER_CELLS_MAX = 250_000  # beyond this many cells the grid's hover shows positions only
 GRID_PANEL_PX = 170  # a panel's least height
-GRID_LABEL_PX = 10  # room a token label needs along a panel's axis (9 px font, x rotated)
-GRID_WIDTH_PX = 880  # the grid's width at full width on a 1280-px projector
+GRID_LABEL_PX = 10  # a query row's least height, so its label can be read
+GRID_FONT_MIN = 7  # px: the smallest token label in the grid
+GRID_WIDTH_PX = 600  # the panels' total width at full width on a 1280-px projector (measured)
 BAR_COLOUR = "#2f6db5"
 QUERY_COLOUR = "#d9731a"
 ALLOWED_COLOUR = "#e8f0fe"
@@ -80,17 +81,20 @@ def attention_heatmap(
 
 
 def _grid_ticks(labels: Sequence[str], room_px: float) -> dict:
-    """A token axis of a grid panel: every token when each gets GRID_LABEL_PX of the
-    panel's `room_px`, else every k-th one (hover names every cell's tokens)."""
+    """A token axis of a grid panel `room_px` long: every token, in a font that fits
+    (GRID_FONT_MIN..11 px, one label per font-size of room), or every k-th token at the
+    smallest font when even that does not fit (hover names every cell's tokens)."""
     n = len(labels)
-    step = max(1, math.ceil(n * GRID_LABEL_PX / max(room_px, 1.0)))
+    each = max(room_px, 1.0) / max(n, 1)
+    font = int(min(11, max(GRID_FONT_MIN, each)))
+    step = max(1, math.ceil(GRID_FONT_MIN / each)) if each < GRID_FONT_MIN else 1
     picks = list(range(0, n, step))
     safe = escape_all(labels)
     return {
         "tickmode": "array",
         "tickvals": picks,
         "ticktext": [safe[i] for i in picks],
-        "tickfont": {"size": 9 if n > 12 else 11},
+        "tickfont": {"size": font},
         "showgrid": False,
         "zeroline": False,
     }
