@@ -342,7 +342,7 @@ class HFModel(Model):
         mask = self.tokenizer.mask_token
         if mask and mask != MASK:
             text = text.replace(MASK, mask)
-        full = self.tokenizer(text, return_offsets_mapping=True)
+        full = self.tokenizer(text, return_offsets_mapping=True, verbose=False)  # all of it
         n_input = len(full["input_ids"])
         enc = full
         if n_input > self.max_len:
