@@ -149,6 +149,24 @@ def test_the_trace_matches_transformers(loaded, family: str) -> None:
         assert np.allclose(t.layers[-1].resid_post, ref.last_hidden_state[0].numpy(), atol=1e-5)
 
 
+def test_sessions_tracing_at_once_do_not_mix(loaded) -> None:
+    """The hooks write into the tracing thread's recorder only: a trace taken while other
+    threads trace and predict with the same model equals one taken alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    m = loaded["llama"]
+    alone = m.trace(SENTENCE)
+    with ThreadPoolExecutor(4) as pool:
+        others = [pool.submit(m.trace, "the cat sat on the mat") for _ in range(3)]
+        others += [pool.submit(m.next_token, "a boy walked to") for _ in range(3)]
+        mine = [pool.submit(m.trace, SENTENCE) for _ in range(3)]
+        [f.result() for f in others]
+    for f in mine:
+        t = f.result()
+        assert all(np.allclose(a.q, b.q, atol=1e-6) and np.allclose(a.z, b.z, atol=1e-6)
+                   for a, b in zip(t.layers, alone.layers, strict=True))  # fmt: skip
+
+
 def test_pre_norm_residual_stream_adds_up(loaded) -> None:
     for family in ("gpt2", "llama"):
         for layer in loaded[family].trace(SENTENCE).layers:
