@@ -192,7 +192,6 @@ class Cluster:
                     raise TimeoutError(f"replica {member.index} not healthy:\n{tail(member.log)}")
                 time.sleep(0.1)
         self._start_nginx(deadline)
-        self.write_info()
         return self
 
     def _start_nginx(self, deadline: float) -> None:
@@ -210,6 +209,7 @@ class Cluster:
         self.nginx_proc = subprocess.Popen(
             cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True
         )
+        self.write_info()
         while not healthy(self.url):
             if self.nginx_proc.poll() is not None:
                 raise RuntimeError(f"nginx exited:\n{tail(self.run_dir / 'error.log')}")
