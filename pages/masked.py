@@ -10,6 +10,8 @@ from ui.figures import chart
 from ui.frame import frame
 from ui.show import download_json, layer_head, md_escape, token_labels, window_picker
 
+MAX_DRAWN = 6  # masks drawn as charts; the others are listed (a visitor may type 300)
+
 
 def typed_masks(t: Trace) -> list[int]:
     """Positions of the [MASK] tokens typed in the sentence itself."""
@@ -63,9 +65,10 @@ chart("mask_strip", where, viz.token_strip, mt.tokens, mt.ids, title="what the m
 # For each hidden position: the ranked guesses
 st.subheader("The model's guesses")
 ranked = cache.fill_mask_ids(ids, name, device, k)
-probs = analysis.prediction_probs(mt.logits[masked], specials.values())
-columns = st.columns(min(len(masked), 3))
-for n, (pos, candidates) in enumerate(zip(masked, ranked, strict=True)):
+probs = analysis.prediction_probs(mt.logits[masked[:MAX_DRAWN]], specials.values())
+drawn = masked[:MAX_DRAWN]  # every mask is predicted (one pass); a few are drawn
+columns = st.columns(min(len(drawn), 3))
+for n, (pos, candidates) in enumerate(zip(drawn, ranked, strict=False)):
     with columns[n % len(columns)]:
         was = "" if pos in typed else f" (was “{t.tokens[pos]}”)"
         chart(f"mask_topk_{n}", (where, pos, k), viz.topk_bar, candidates,
@@ -77,6 +80,11 @@ for n, (pos, candidates) in enumerate(zip(masked, ranked, strict=True)):
                 f"The hidden token, {md_escape(t.tokens[pos])}, is guess number "
                 f"{rank:,} with probability {p:.1%}."
             )
+if len(masked) > MAX_DRAWN:
+    later = zip(masked[MAX_DRAWN:], ranked[MAX_DRAWN:], strict=True)
+    rest = ", ".join(f"{p}: {c[0][0]}" for p, c in later)
+    st.caption(f"{len(masked) - MAX_DRAWN} more masks, first guesses (position: token): "
+               f"{md_escape(rest[:2000])}. All of them are in the JSON below.")  # fmt: skip
 
 
 # Where each [MASK] looked (pickers rerun only this part)
@@ -99,7 +107,7 @@ def mask_attention(mt: Trace, masked: list[int], where: tuple) -> None:
     )
 
 
-mask_attention(mt, masked, where)
+mask_attention(mt, drawn, where)
 training.bert_masking(view)
 
 st.subheader("Numbers")

@@ -140,6 +140,7 @@ COMMANDS = [
     ["bench/bench_trace.py", "--help"],
     ["bench/bench_hf.py", "--help"],
     ["bench/bench_apptest.py", "--help"],
+    ["bench/bench_hostile.py", "--help"],
     ["bench/bench_browser.py", "--help"],
     ["bench/bench_deploy.py", "--help"],
     ["-m", "deploy.serve", "--help"],

@@ -80,7 +80,7 @@ def download_json(label: str, data: dict, key: str, filename: str) -> None:
 def window_picker(n: int, key: str, label: str = "Zoom to positions") -> tuple[int, int] | None:
     """For long sentences, a range slider picking the positions to show (None: show all).
 
-    The figures keep the whole matrix: Plotly's own zoom and a double-click still work."""
+    The figures hold only the window's data: a 256-token sentence sends a 32-token figure."""
     if n <= ZOOM_FROM:
         return None
     start, end = st.slider(
@@ -89,8 +89,8 @@ def window_picker(n: int, key: str, label: str = "Zoom to positions") -> tuple[i
         n - 1,
         (0, min(n - 1, 31)),
         key=key,
-        help="Long sentences: show a window of positions so that the labels stay readable. "
-        "The figure still holds every position: drag to pan, double-click to see them all.",
+        help="Long sentences: show a window of positions so that the labels stay readable "
+        "and the page stays fast; choose the whole range to see every position.",
     )
     return (start, end) if (start, end) != (0, n - 1) else None
 

@@ -1,21 +1,69 @@
-"""Zoom a token-by-token figure to a window of positions (the figure keeps every position)."""
+"""Zoom a token-by-token figure to a window of positions: the axes show only the window and
+the data outside it is dropped, so a 256-token sentence sends the browser a 32-token
+figure (the data is what a rerun and the browser pay for)."""
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
 from viz._common import tick_font_size
+
+
+def _positions(values: object) -> np.ndarray | None:
+    """The trace's coordinates when they are the integer positions 0..n-1, else None."""
+    if values is None:
+        return None
+    a = np.asarray(values)
+    if a.ndim != 1 or a.dtype.kind not in "iu" or not np.array_equal(a, np.arange(len(a))):
+        return None
+    return a
+
+
+def _crop(trace: go.BaseTraceType, keep_x: slice | None, keep_y: slice | None) -> None:
+    """Drop a heatmap's or a bar chart's data outside the window (in place)."""
+    x, y = _positions(getattr(trace, "x", None)), _positions(getattr(trace, "y", None))
+    if isinstance(trace, go.Heatmap) and trace.z is not None:
+        z = np.asarray(trace.z)
+        rows = keep_y if (keep_y is not None and y is not None) else slice(None)
+        cols = keep_x if (keep_x is not None and x is not None) else slice(None)
+        update: dict = {"z": z[rows, cols]}
+        if x is not None:
+            update["x"] = x[cols].tolist()
+        if y is not None:
+            update["y"] = y[rows].tolist()
+        for name in ("customdata", "text"):
+            value = getattr(trace, name)
+            if value is not None and np.ndim(value) >= 2:
+                update[name] = np.asarray(value, dtype=object)[rows, cols].tolist()
+        trace.update(**update)
+    elif isinstance(trace, go.Bar):
+        axis, keep = ("x", keep_x) if trace.orientation != "h" else ("y", keep_y)
+        where = x if axis == "x" else y
+        if where is None or keep is None:
+            return
+        update = {axis: where[keep].tolist()}
+        other = "y" if axis == "x" else "x"
+        for name in (other, "customdata", "text"):
+            value = getattr(trace, name)
+            if value is not None and np.ndim(value) >= 1 and len(value) == len(where):
+                update[name] = list(np.asarray(value, dtype=object)[keep])
+        trace.update(**update)
 
 
 def zoom(
     fig: go.Figure, window: tuple[int, int] | None, rows: bool = True, cols: bool = True
 ) -> go.Figure:
     """Show only positions window[0]..window[1] of a token-by-token figure (in place): on
-    the x axis when `cols`, on the (top-down) y axis when `rows`. None: the whole figure."""
+    the x axis when `cols`, on the (top-down) y axis when `rows`; the data outside the
+    window is dropped. None: the whole figure."""
     if window is None:
         return fig
     start, end = window
     size = end - start + 1
+    keep = slice(start, end + 1)
+    for trace in fig.data:
+        _crop(trace, keep if cols else None, keep if rows else None)
     font = {"size": tick_font_size(size)}
     if cols:
         fig.update_xaxes(range=[start - 0.5, end + 0.5], tickfont=font)
