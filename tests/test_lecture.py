@@ -123,3 +123,35 @@ def test_sublayer_change_has_one_column_per_sublayer(tiny_mlm) -> None:
     lay = tr.layers[0]
     want = np.linalg.norm(lay.attn_out[1]) / np.linalg.norm(lay.resid_pre[1])
     assert sizes[1, 0] == pytest.approx(want, rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("key", "box", "text", "chart", "token"),
+    [
+        ("lecture_2", "l2_own", "the boat reached the shore", "l2_own_row", "shore"),
+        ("lecture_5", "l5_a", "the cat chased the mouse quickly", "l5_own", "cat"),
+        ("lecture_7", "l7_own", "a zebra ran home", "l7_own_roles", "L1H1"),
+        ("lecture_10", "l10_text", "the cat sat on the [MASK].", "l10_tokens", "cat"),
+    ],
+)
+def test_try_your_own_draws_the_visitors_input(key, box, text, chart, token) -> None:
+    at = page(key)
+    at.text_input(key=box).input(text).run()
+    assert_ok(at)
+    at = reveal(at)
+    assert_ok(at)
+    assert token in json.dumps(charts(at)[chart])
+
+
+@pytest.mark.parametrize("text", ["<b>x</b>" * 30, "😀" * 300, "", "[MASK] " * 40])
+@pytest.mark.parametrize(("key", "box"), [("lecture_3", "l3_query"), ("lecture_8", "l8_text"),
+                                          ("lecture_9", "l9_text"), ("lecture_11", "l11_text")])
+def test_a_try_box_survives_bad_input(key: str, box: str, text: str) -> None:
+    at = page(key)
+    at.text_input(key=box).input(text).run()
+    assert_ok(at)
+    if any(b.key and b.key.endswith("_reveal") for b in at.button):
+        reveal(at)
+        assert_ok(at)
+    else:  # the step says why it cannot ask (words outside the toy grammar)
+        assert at.warning or at.info

@@ -149,9 +149,10 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str) 
     return True
 
 
-def try_your_own(key: str, label: str, default: str) -> str:
-    """The step's own text box ("try your own"), kept for the session."""
-    return st.text_input(label, default, key=key, max_chars=300).strip()
+def try_your_own(key: str, label: str, default: str, where=None) -> str:
+    """The step's own text box ("try your own"), kept for the session; at most 300 characters.
+    `where`: a column or container to put it in (default: here)."""
+    return (where or st).text_input(label, default, key=key, max_chars=300).strip()
 
 
 def overview() -> None:

@@ -225,6 +225,20 @@ def positions() -> None:
               series, "“dog” in the two sentences: cosine per layer", filename="lecture_order")
         chart("l5_sin", (DOG_MAN, name), viz.sinusoidal_heatmap, on[0].positional, on[0].tokens,
               filename="lecture_sinusoids")  # fmt: skip
+    with st.expander("Try your own pair", expanded=False):
+        c1, c2 = st.columns(2)
+        a = try_your_own("l5_a", "Sentence A", "the cat chased the mouse", c1)
+        b = try_your_own("l5_b", "Sentence B", "the mouse chased the cat", c2)
+        pair = [cache.get_trace(s, name, device, p) for p in (True, False) for s in (a, b)]
+        shared = analysis.shared_words(pair[0].tokens, pair[1].tokens) if a and b else []
+        if not shared:
+            st.info("Type two sentences that share a word.")
+            return
+        word, i, j = shared[0]
+        series = {"with positions": list(analysis.cosines_by_stage(pair[0], pair[1], i, j)),
+                  "without positions": list(analysis.cosines_by_stage(pair[2], pair[3], i, j))}
+        chart("l5_own", (a, b, name), viz.cosine_by_layer, analysis.stage_names(pair[0].n_layers),
+              series, f"“{word}” in A and in B: cosine per layer", filename="lecture_own_order")
 
 
 # --- 6. Similarity and softmax ----------------------------------------------------------------

@@ -64,6 +64,15 @@ def heads() -> None:
         guesses = cache.fill_mask_ids(tuple(cache.get_trace(masked, enc, edev).ids), enc, edev, 3)
         st.caption("With “he” hidden, the encoder guesses "
                    + ", ".join(f"{w} {p:.0%}" for w, p in guesses[0]) + ".")  # fmt: skip
+    with st.expander("Try your own sentence", expanded=False):
+        text = try_your_own("l7_own", "A sentence", "The cat sat on the mat because it was warm.")
+        if text:
+            own = cache.get_trace(text, name, device)
+            mine = head_roles(own.attention_stack(), own.causal)
+            chart("l7_own_roles", (text, name), viz.matrix_heatmap,
+                  np.stack([r.reshape(-1) for r in mine.values()], axis=1), labels, list(ROLES),
+                  title="what each head does on your sentence", signed=False,
+                  x_title="measure", y_title="layer, head", filename="lecture_own_heads")
 
 
 # --- 8. The layer: residual stream, add & norm, MLP ------------------------------------------
