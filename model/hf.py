@@ -11,11 +11,15 @@ the weights are the ones it really used) and forward hooks, installed once at lo
 record what the layers compute: the residual stream around each sublayer, X (what Q, K, V
 come from), the Q/K/V projections, each head's output before W_O, what attention and the
 MLP add. The hooks write into a recorder that only the thread tracing sees (a shared model
-serves every session), so a plain call records nothing. The scores are Q Kᵀ / √Dh
-recomputed from the hooked Q and K; for rotary models (Llama) Q and K are taken *after* the
-rotation, recomputed from the hooked projections and the model's own cos/sin, because that
-is what the scores come from. The tests check softmax(scores + mask) against the model's
-own attention.
+serves every session), so a plain call records nothing. The scores are the model's own:
+eager attention has no module to hook between Q Kᵀ / √Dh and its softmax, so during the
+traced pass a torch function mode (thread-local, like the recorder) keeps what each
+softmax is given; -inf replaces the model's large negative mask value. (Were the count of
+softmaxes not one per layer, the scores are recomputed from the hooked Q and K.) For rotary
+models (Llama) the Q and K shown are *after* the rotation, recomputed from the hooked
+projections and the model's own cos/sin, because that is what the scores come from. The
+tests check softmax(scores + mask) against the model's attention and Q Kᵀ / √Dh against
+the scores.
 
 Loading is local and safe: `local_files_only=True`, HF_HUB_OFFLINE=1, `trust_remote_code=False`,
 `attn_implementation="eager"`, and weights from safetensors only (a pickled
@@ -34,7 +38,9 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
+from torch.overrides import TorchFunctionMode
 
 from model.contract import Candidates, Generation, Model, Sampling, draw
 from model.lm import UNFILTERED, filter_logits
@@ -109,6 +115,24 @@ class Recorder:
     pos: Tensor | None = None
     rotary: tuple[Tensor, Tensor] | None = None
     layers: list[dict[str, Tensor]] = field(default_factory=list)
+    scores: list[Tensor] = field(default_factory=list)  # each softmax's input, in order
+
+
+SOFTMAX = (F.softmax, torch.softmax, Tensor.softmax)
+
+
+class _KeepScores(TorchFunctionMode):
+    """While active (in this thread only), keeps the input of every softmax: in eager
+    attention, the scaled and masked scores as the model computed them."""
+
+    def __init__(self, found: list[Tensor]) -> None:
+        super().__init__()
+        self.found = found
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        if func in SOFTMAX:
+            self.found.append(args[0])
+        return func(*args, **(kwargs or {}))
 
 
 _local = threading.local()  # .recorder: the current thread's Recorder, or None
@@ -409,9 +433,12 @@ class HFModel(Model):
         rec = Recorder(positions=positions, layers=[{} for _ in self.stack])
         _local.recorder = rec
         try:
-            out, seconds = timed(lambda: self._forward(enc.ids, attentions=True), self.device)
+            with _KeepScores(rec.scores):
+                out, seconds = timed(lambda: self._forward(enc.ids, attentions=True), self.device)
         finally:
             _local.recorder = None
+        if len(rec.scores) != len(self.stack):  # not one softmax per layer: recompute them
+            rec.scores = []
         n = len(enc.ids)
         logits = getattr(out, "logits", None)
         embed = to_numpy(rec.embed[0])
@@ -435,6 +462,7 @@ class HFModel(Model):
         """(T, n_heads * Dh) -> (n_heads, T, Dh)."""
         return x.reshape(x.shape[0], n_heads, self.d_head).transpose(0, 1)
 
+    @torch.inference_mode()  # the recorded tensors are inference tensors
     def _layer(self, rec: Recorder, i: int, attention: Tensor) -> LayerTrace:
         """Layer i's LayerTrace from what the hooks recorded and the model's attention."""
         got = {k: v[0] for k, v in rec.layers[i].items()}
@@ -449,9 +477,12 @@ class HFModel(Model):
         if self.n_kv_heads != self.n_heads:
             share = self.n_heads // self.n_kv_heads
             k, v = k.repeat_interleave(share, dim=0), v.repeat_interleave(share, dim=0)
-        attn = _get(self.stack[i], self.family.attn)
-        scale = float(getattr(attn, "scaling", self.d_head**-0.5))
-        scores = (q * scale) @ k.transpose(-1, -2)  # scaling Q (T x Dh), not T x T scores
+        if rec.scores:  # the model's own, the mask added (a large negative number)
+            scores = rec.scores[i][0].float()
+        else:
+            attn = _get(self.stack[i], self.family.attn)
+            scale = float(getattr(attn, "scaling", self.d_head**-0.5))
+            scores = (q * scale) @ k.transpose(-1, -2)  # scaling Q (T x Dh), not T x T
         if self.causal:
             n = scores.shape[-1]
             above = torch.ones(n, n, dtype=torch.bool, device=scores.device).triu(1)

@@ -139,8 +139,11 @@ def test_the_trace_matches_transformers(loaded, family: str) -> None:
             above = np.triu(np.ones((n, n), dtype=bool), 1)
             assert (layer.attention[:, above] == 0).all()
             assert np.isneginf(layer.scores[:, above]).all()
-        # the heads' outputs are attention @ V
+        # the heads' outputs are attention @ V; the scores are Q Kᵀ / √Dh of the Q and K shown
         assert np.abs(layer.attention @ layer.v - layer.z).max() < 1e-4
+        qk = layer.q @ layer.k.transpose(0, 2, 1) / np.sqrt(layer.q.shape[-1])
+        finite = np.isfinite(layer.scores)
+        assert np.abs(qk[finite] - layer.scores[finite]).max() < 1e-4
     assert np.allclose(t.layers[1].resid_pre, t.layers[0].resid_post)
     if family != "bert-base":
         assert np.abs(t.logits - ref.logits[0].numpy()).max() < 1e-4
@@ -165,6 +168,19 @@ def test_sessions_tracing_at_once_do_not_mix(loaded) -> None:
         t = f.result()
         assert all(np.allclose(a.q, b.q, atol=1e-6) and np.allclose(a.z, b.z, atol=1e-6)
                    for a, b in zip(t.layers, alone.layers, strict=True))  # fmt: skip
+
+
+@pytest.mark.parametrize("family", ["bert", "gpt2", "llama"])
+def test_scores_recomputed_from_q_and_k_where_softmax_is_not_seen(loaded, family, monkeypatch):
+    """The fallback (no softmax per layer seen): Q Kᵀ / √Dh from the hooked Q and K."""
+    import model.hf
+
+    m = loaded[family]
+    own = m.trace(SENTENCE)
+    monkeypatch.setattr(model.hf, "SOFTMAX", ())
+    again = m.trace(SENTENCE)
+    for a, b in zip(own.layers, again.layers, strict=True):
+        assert np.allclose(a.scores, b.scores, atol=1e-5)  # -inf in the same places too
 
 
 def test_pre_norm_residual_stream_adds_up(loaded) -> None:
