@@ -101,10 +101,14 @@ def mask_attention(mt: Trace, masked: list[int], where: tuple) -> None:
             title=f"attention of the [MASK] at position {pos}, {label}",
             filename=f"mask_attention_{pos}",
         )  # fmt: skip
-    st.caption(
-        "The bars say how much of each token's value flows into the [MASK]'s vector: "
-        "the words that decide the guess (river, cash) should stand out."
+    words = [i for i in analysis.word_positions(mt.tokens) if mt.tokens[i] != "[MASK]"]
+    top = max(words, key=lambda i: weights[masked[0], i]) if words and masked else None
+    said = "" if top is None else (
+        f" Here the first [MASK] looks most at '{md_escape(mt.tokens[top])}' "
+        f"({weights[masked[0], top]:.2f}) in {label}; other heads and layers look elsewhere."
     )
+    st.caption("The bars say how much of each token's value flows into the [MASK]'s vector."
+               + said)  # fmt: skip
 
 
 mask_attention(mt, drawn, where)
