@@ -14,8 +14,9 @@ MLP add. The hooks write into a recorder that only the thread tracing sees (a sh
 serves every session), so a plain call records nothing. The scores are the model's own:
 eager attention has no module to hook between Q Kᵀ / √Dh and its softmax, so during the
 traced pass a torch function mode (thread-local, like the recorder) keeps what each
-softmax is given; -inf replaces the model's large negative mask value. (Were the count of
-softmaxes not one per layer, the scores are recomputed from the hooked Q and K.) For rotary
+softmax is given; -inf replaces the model's large negative mask value. Below
+KEEP_SCORES_FROM tokens (where the mode's cost per op outweighs the product), or were there
+not one softmax per layer, the scores are recomputed from the hooked Q and K instead. For rotary
 models (Llama) the Q and K shown are *after* the rotation, recomputed from the hooked
 projections and the model's own cos/sin, because that is what the scores come from. The
 tests check softmax(scores + mask) against the model's attention and Q Kᵀ / √Dh against
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,9 @@ from model.text import Encoded, timed, to_numpy
 from model.trace import LayerTrace, Trace
 
 MAX_TOKENS = 512  # the most tokens one trace reads, whatever the model's context
+# From this many tokens on, a trace keeps the model's own scores (a torch function mode,
+# which costs a little on every op); below it, recomputing Q K^T from the hooks is cheaper.
+KEEP_SCORES_FROM = 128
 MASK = "[MASK]"  # how the app writes the mask token, whatever the tokenizer calls it
 
 
@@ -432,8 +437,9 @@ class HFModel(Model):
     def _trace(self, enc: Encoded, positions: bool) -> Trace:
         rec = Recorder(positions=positions, layers=[{} for _ in self.stack])
         _local.recorder = rec
+        keep = _KeepScores(rec.scores) if len(enc.ids) >= KEEP_SCORES_FROM else nullcontext()
         try:
-            with _KeepScores(rec.scores):
+            with keep:
                 out, seconds = timed(lambda: self._forward(enc.ids, attentions=True), self.device)
         finally:
             _local.recorder = None

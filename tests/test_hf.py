@@ -171,16 +171,21 @@ def test_sessions_tracing_at_once_do_not_mix(loaded) -> None:
 
 
 @pytest.mark.parametrize("family", ["bert", "gpt2", "llama"])
-def test_scores_recomputed_from_q_and_k_where_softmax_is_not_seen(loaded, family, monkeypatch):
-    """The fallback (no softmax per layer seen): Q Kᵀ / √Dh from the hooked Q and K."""
+def test_the_scores_kept_equal_the_scores_recomputed(loaded, family, monkeypatch):
+    """Long inputs keep the model's own scores (each softmax's input); short ones, or a
+    model without one softmax per layer, recompute Q Kᵀ / √Dh from the hooked Q and K."""
     import model.hf
 
     m = loaded[family]
-    own = m.trace(SENTENCE)
-    monkeypatch.setattr(model.hf, "SOFTMAX", ())
-    again = m.trace(SENTENCE)
-    for a, b in zip(own.layers, again.layers, strict=True):
+    short = m.trace(SENTENCE)  # fewer than KEEP_SCORES_FROM tokens: recomputed
+    monkeypatch.setattr(model.hf, "KEEP_SCORES_FROM", 0)
+    kept = m.trace(SENTENCE)
+    monkeypatch.setattr(model.hf, "SOFTMAX", ())  # no softmax seen: recomputed
+    fallback = m.trace(SENTENCE)
+    for a, b, c in zip(short.layers, kept.layers, fallback.layers, strict=True):
         assert np.allclose(a.scores, b.scores, atol=1e-5)  # -inf in the same places too
+        assert np.array_equal(a.scores, c.scores)
+        assert np.abs(softmax_rows(b.scores) - b.attention).max() < 1e-5
 
 
 def test_pre_norm_residual_stream_adds_up(loaded) -> None:
