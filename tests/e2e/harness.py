@@ -268,23 +268,24 @@ def chart_count(page) -> int:
     return page.locator(DRAWN_CHART).count()
 
 
+# The tick labels (ticktext) of every axis of every Plotly chart under a CSS scope.
+AXIS_LABELS_JS = """(scope) => {
+  const out = [];
+  for (const gd of document.querySelectorAll(scope + ' .js-plotly-plot')) {
+    const layout = gd.layout || {};
+    for (const [name, axis] of Object.entries(layout)) {
+      if (/^[xy]axis\\d*$/.test(name) && axis && Array.isArray(axis.ticktext))
+        out.push(axis.ticktext.map(String));
+    }
+  }
+  return out;
+}"""
+
+
 def axis_labels(page, scope: str = "") -> list[list[str]]:
     """The tick labels (ticktext) of every axis of every Plotly chart under `scope`, as the
     figures carry them: a token axis lists the sentence's tokens in order."""
-    return page.evaluate(
-        """(scope) => {
-          const out = [];
-          for (const gd of document.querySelectorAll(scope + ' .js-plotly-plot')) {
-            const layout = gd.layout || {};
-            for (const [name, axis] of Object.entries(layout)) {
-              if (/^[xy]axis\\d*$/.test(name) && axis && Array.isArray(axis.ticktext))
-                out.push(axis.ticktext.map(String));
-            }
-          }
-          return out;
-        }""",
-        scope,
-    )
+    return page.evaluate(AXIS_LABELS_JS, scope)
 
 
 def heatmap_signature(page, scope: str) -> str:

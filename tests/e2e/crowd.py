@@ -1,0 +1,444 @@
+"""A class of browser sessions through one URL (nginx in front of the replicas), timed.
+
+Shared by the deploy load test (tests/e2e/test_deploy.py) and its benchmark
+(bench/bench_deploy.py), so both run the same sessions and report the same table.
+
+Each session is one browser context (its own cookies, so nginx may route it to any replica)
+and walks the whole app (ui/registry.py's PAGES), timing every action from the click or key
+press until its result is shown:
+
+  open       the landing page (tokens) until its first chart is drawn
+  type       its own sentence in the sidebar (Ctrl+Enter) until a chart shows its tokens
+  page       each other sentence page (nav link) until a chart shows its tokens
+  upload     a small .txt file (its own second sentence) in the sidebar's uploader until the
+             sentence box holds it and a chart shows its tokens (causal page)
+  page       the RNN translation page (nav link) until it is drawn
+  translate  its own English sentence (Enter) until the charts show its words and the
+             Korean translation is shown; then the cross-attention page (nav link, same
+             sentence, kept in the session) and the Vision page (nav link)
+  digit      its own test digit (the "Digit" menu) until the caption names it
+
+After each step it checks that nothing of another session shows (no chart axis lists another
+session's tokens or words), that the sidebar still holds its own sentence, and that the page
+has no Streamlit exception box and no JavaScript error. Sessions run with bounded
+concurrency (a new one starts when one ends), on Playwright's async API in one thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import random
+import re
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.e2e import harness
+from ui.registry import PAGES
+
+TITLES = {p.key: p.title for p in PAGES}
+SENTENCE_PAGES = [p.key for p in PAGES if p.reads == "sentence"]
+OWN_PAGES = [p.key for p in PAGES if p.reads == "own"]
+PAGE_MODEL = {"masked": "mlm", "causal": "clm"}  # as in tests/e2e/test_pages.py
+UPLOAD_PAGE = SENTENCE_PAGES[-1]
+ACTIONS = ["open", "type", "page", "upload", "translate", "digit"]
+# One distinct word per session, so each session's token axis is its own.
+WORDS = ("penguin volcano violin desert library tiger harbor castle garden rocket teacher "
+         "doctor farmer painter river forest island kitchen market mountain ocean village "
+         "winter summer bottle candle lantern mirror pocket ladder").split()  # fmt: skip
+VIEWPORT = {"width": 1280, "height": 800}  # a laptop's window
+UPLOAD_INPUT = '[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]'
+POLL_MS = 25
+WAIT_S = 120  # the longest one step may take (a loaded 2-core machine, a cold replica)
+Act = Callable[[], Awaitable]
+# Whether some chart axis lists exactly these tokens ([MASK] may stand in for any): shows()
+# in the page, on the same tick labels as harness.AXIS_LABELS_JS.
+SHOWS_JS = f"""(tokens) => {{
+  const decode = (s) => {{ const t = document.createElement('textarea'); t.innerHTML = s;
+                           return t.value; }};
+  return ({harness.AXIS_LABELS_JS})('').some((axis) => axis.length === tokens.length
+    && axis.every((a, i) => {{ const d = decode(a); return d === tokens[i] || d === '[MASK]'; }}));
+}}"""  # how often the page is asked whether a rerun has finished
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """One session's own inputs."""
+
+    index: int
+    sentence: str  # typed into the sidebar
+    upload: str  # the text of the file it uploads (becomes its sentence)
+    english: str  # typed on the translation pages
+    korean: str  # the toy grammar's translation of `english`
+    digit: int  # picked on the Vision page
+
+    @property
+    def upload_name(self) -> str:
+        return f"session-{self.index:02d}.txt"
+
+
+@dataclass
+class Plan:
+    """The sessions and what each page must show for each text."""
+
+    visitors: list[Visitor]
+    tokens: dict[tuple[str, str], list[str]]  # (page, text) -> tokens its charts list
+
+    def others(self, key: str, me: Visitor) -> list[list[str]]:
+        """Token lists of every other session's texts on page `key`."""
+        if key in OWN_PAGES:
+            return [words(v.english) for v in self.visitors if v is not me]
+        return [self.tokens[key, t] for v in self.visitors if v is not me
+                for t in (v.sentence, v.upload)]  # fmt: skip
+
+
+def words(english: str) -> list[str]:
+    """What the translation pages' charts list for an English sentence."""
+    return ["[BOS]", *english.split(), "[EOS]"]
+
+
+def make_plan(sessions: int, tokenizers: dict, seed: int = 0) -> Plan:
+    """`sessions` visitors with distinct sentences, files, English sentences and digits;
+    `tokenizers` maps "mlm" and "clm" to the shipped models (for the expected tokens)."""
+    from training.translation_data import pair_of, random_clause, read_lexicon
+
+    lexicon, rng = read_lexicon(), random.Random(seed)
+    pairs: dict[str, str] = {}
+    while len(pairs) < sessions:
+        english, korean, _ = pair_of([random_clause(lexicon, rng)])
+        pairs.setdefault(english, korean)
+    visitors = []
+    for i, (english, korean) in enumerate(pairs.items()):
+        word = WORDS[i % len(WORDS)] + ("" if i < len(WORDS) else f" number {i}")
+        visitors.append(Visitor(
+            i, f"The {word} was seen near the old bridge at night.",
+            f"A short note about the {word} came in a file.", english, korean, i % 10,
+        ))  # fmt: skip
+    tokens = {
+        (key, text): tokenizers[PAGE_MODEL.get(key, "mlm")].encode(text).tokens
+        for key in SENTENCE_PAGES for v in visitors for text in (v.sentence, v.upload)
+    }  # fmt: skip
+    return Plan(visitors, tokens)
+
+
+def shows(axes: list[list[str]], tokens: list[str]) -> bool:
+    """Some axis lists exactly these tokens in order ([MASK] may stand in for any)."""
+    import html
+
+    for axis in axes:
+        labels = [html.unescape(a) for a in axis]
+        if len(labels) == len(tokens) and all(
+            a == t or a == "[MASK]" for a, t in zip(labels, tokens, strict=True)
+        ):
+            return True
+    return False
+
+
+@dataclass
+class Crowd:
+    """The result of one run: every action's latency, the failures, the wall time."""
+
+    sessions: int
+    concurrency: int
+    seconds: float = 0.0
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    failures: list[str] = field(default_factory=list)
+    completed: int = 0  # sessions that walked every page without a failure
+
+    @property
+    def all_latencies(self) -> list[float]:
+        return [s for values in self.latencies.values() for s in values]
+
+    @property
+    def actions(self) -> int:
+        return len(self.all_latencies)
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+# -- one session ------------------------------------------------------------------------------
+
+
+class Session:
+    """One browser context walking the app as one visitor."""
+
+    def __init__(self, page, base: str, me: Visitor, plan: Plan, crowd: Crowd) -> None:
+        self.page, self.base, self.me, self.plan, self.crowd = page, base, me, plan, crowd
+        self.js_errors: list[str] = []
+        page.on("pageerror", lambda err: self.js_errors.append(str(err)))
+
+    async def runs(self) -> int:
+        return await self.page.evaluate("() => (window.__glassbox ? window.__glassbox.done : 0)")
+
+    async def idle(self, min_runs: int, timeout: float = WAIT_S) -> None:
+        await self.page.wait_for_function(
+            harness.IDLE_JS, arg=min_runs, timeout=timeout * 1000, polling=POLL_MS
+        )
+
+    async def timed(self, kind: str, action: Act, until: Act) -> None:
+        """Do `action` (one widget change or click), wait for the rerun it causes and for
+        `until` (the result drawn); record the seconds under `kind`."""
+        before = await self.runs()
+        started = time.perf_counter()
+        await action()
+        await self.idle(before + 1)
+        await until()
+        self.crowd.latencies[kind].append(time.perf_counter() - started)
+
+    async def axes(self) -> list[list[str]]:
+        return await self.page.evaluate(harness.AXIS_LABELS_JS, "")
+
+    async def tokens_shown(self, tokens: list[str], timeout: float = WAIT_S) -> None:
+        """Wait (inside the page, no round trips) until some chart axis lists `tokens`."""
+        try:
+            await self.page.wait_for_function(
+                SHOWS_JS, arg=tokens, timeout=timeout * 1000, polling=POLL_MS
+            )
+        except Exception as err:
+            axes = (await self.axes())[:4]
+            raise AssertionError(f"no chart shows {tokens}; axes: {axes}") from err
+
+    async def check(self, key: str, sentence: str | None) -> None:
+        """This page is `key`, shows nothing of another session, has no error; the sidebar
+        holds `sentence` (on the shared sentence's pages)."""
+        heading = (await self.page.locator("h1").first.inner_text()).strip()
+        assert heading == TITLES[key], f"on {key}: heading {heading!r}"
+        axes = await self.axes()
+        leaked = [t for t in self.plan.others(key, self.me) if shows(axes, t)]
+        assert not leaked, f"on {key}: another session's tokens {leaked[0]}"
+        if sentence is not None:
+            value = await self.sentence_box().input_value()
+            assert value == sentence, f"on {key}: sentence box {value!r}"
+        boxes = await self.page.locator(harness.EXCEPTION).all_inner_texts()
+        assert not boxes, f"on {key}: Streamlit exception {boxes[0][:300]}"
+        assert not self.js_errors, f"on {key}: JavaScript error {self.js_errors[0]}"
+
+    def sentence_box(self):
+        return self.page.get_by_test_id("stSidebar").get_by_role("textbox", name="Sentence")
+
+    def nav(self, key: str) -> Act:
+        link = self.page.get_by_test_id("stSidebarNav").get_by_role(
+            "link", name=TITLES[key], exact=True
+        )
+        return link.click
+
+    async def walk(self) -> None:
+        """The whole visit; raises on the first thing that is wrong."""
+        me, page, plan = self.me, self.page, self.plan
+        started = time.perf_counter()
+        await page.goto(self.base + "/", wait_until="domcontentloaded")
+        await self.idle(1)
+        await page.wait_for_selector(harness.DRAWN_CHART)
+        self.crowd.latencies["open"].append(time.perf_counter() - started)
+
+        async def typed() -> None:
+            box = self.sentence_box()
+            await box.fill(me.sentence)
+            await box.press("Control+Enter")
+
+        first = SENTENCE_PAGES[0]
+        await self.timed("type", typed, lambda: self.tokens_shown(plan.tokens[first, me.sentence]))
+        await self.check(first, me.sentence)
+        for key in SENTENCE_PAGES[1:]:
+            await self.timed("page", self.nav(key), lambda k=key: self.tokens_shown(
+                plan.tokens[k, me.sentence]))  # fmt: skip
+            await self.check(key, me.sentence)
+
+        # The upload: the file's text becomes the sentence, on the replica holding the tab.
+        async def uploaded() -> None:
+            await page.locator(UPLOAD_INPUT).set_input_files(files=[{
+                "name": me.upload_name, "mimeType": "text/plain",
+                "buffer": (me.upload + "\n").encode(),
+            }])  # fmt: skip
+
+        async def upload_shown() -> None:
+            await self.tokens_shown(plan.tokens[UPLOAD_PAGE, me.upload])
+            sidebar = await page.get_by_test_id("stSidebar").inner_text()
+            assert f"Loaded '{me.upload_name}'" in sidebar, "the upload is not acknowledged"
+
+        await self.timed("upload", uploaded, upload_shown)
+        await self.check(UPLOAD_PAGE, me.upload)
+
+        # The translation pages read their own sentence, kept for both in the session.
+        rnn, cross, vision = OWN_PAGES
+        await self.timed("page", self.nav(rnn), lambda: page.wait_for_selector(
+            harness.DRAWN_CHART))  # fmt: skip
+
+        async def translated() -> None:
+            await self.tokens_shown(words(me.english))
+            code = await page.get_by_test_id("stCode").first.inner_text()
+            assert me.korean in code, f"{me.english!r}: {code!r}, expected {me.korean!r}"
+
+        async def english() -> None:
+            box = page.get_by_role("textbox", name="English sentence")
+            await box.fill(me.english)
+            await box.press("Enter")
+
+        await self.timed("translate", english, translated)
+        await self.check(rnn, None)
+        await self.timed("page", self.nav(cross), translated)
+        await self.check(cross, None)
+
+        await self.timed("page", self.nav(vision), lambda: page.wait_for_selector(
+            harness.DRAWN_CHART))  # fmt: skip
+
+        async def pick_digit() -> None:
+            await page.locator(".st-key-vit_digit").click()
+            await page.get_by_role("option", name=str(me.digit), exact=True).click()
+
+        async def digit_shown() -> None:
+            await page.get_by_text(re.compile(rf"^test image \d+: a {me.digit}$")).wait_for()
+
+        if me.digit == 0:  # the menu's default: no rerun to wait for
+            await digit_shown()
+        else:
+            await self.timed("digit", pick_digit, digit_shown)
+        await self.check(vision, None)
+
+
+async def _one(browser, base: str, me: Visitor, plan: Plan, crowd: Crowd, shots: Path | None):
+    context = await browser.new_context(viewport=VIEWPORT)
+    await context.add_init_script(harness.INIT_SCRIPT)
+    context.set_default_timeout(WAIT_S * 1000)
+    page = await context.new_page()
+    try:
+        await Session(page, base, me, plan, crowd).walk()
+        crowd.completed += 1
+    except Exception as err:  # every session's failure is reported, not only the first
+        crowd.failures.append(f"session {me.index}: {type(err).__name__}: {str(err)[:600]}")
+        if shots is not None:
+            shots.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(Exception):  # a screenshot is a courtesy
+                await page.screenshot(path=str(shots / f"FAILED-deploy-{me.index:02d}.png"))
+    finally:
+        await context.close()
+
+
+async def run_crowd(
+    base: str,
+    plan: Plan,
+    chromium: str,
+    concurrency: int = 6,
+    timeout: float = 300.0,
+    screenshots: Path | None = None,
+) -> Crowd:
+    """Every visitor of `plan` against `base`, `concurrency` at a time, within `timeout`."""
+    from playwright.async_api import async_playwright
+
+    crowd = Crowd(len(plan.visitors), concurrency)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def gated(browser, me: Visitor) -> None:
+        async with gate:
+            await _one(browser, base, me, plan, crowd, screenshots)
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(
+            executable_path=chromium, headless=True, args=harness.CHROMIUM_ARGS
+        )
+        started = time.perf_counter()
+        try:
+            await asyncio.wait_for(
+                asyncio.gather(*(gated(browser, v) for v in plan.visitors)), timeout
+            )
+        except TimeoutError:
+            crowd.failures.append(
+                f"the crowd did not finish within {timeout:.0f} s "
+                f"({crowd.completed} of {crowd.sessions} sessions done)"
+            )
+        crowd.seconds = time.perf_counter() - started
+        await browser.close()
+    return crowd
+
+
+# -- what nginx saw ---------------------------------------------------------------------------
+
+LOG_LINE = re.compile(
+    r'"(?P<method>\S+) (?P<uri>\S+)" (?P<status>\d+) key=(?P<key>\S+) upstream=(?P<up>.*?) time='
+)
+
+
+def routing(access_log: Path) -> dict:
+    """Per browser key (the glassbox_replica cookie), the replicas its requests reached:
+    sessions per replica (a key that opened a websocket), keys that reached two replicas,
+    uploads (PUT /_stcore/upload_file) and those that reached another replica than their
+    tab's websocket, or failed."""
+    ups: dict[str, set[str]] = defaultdict(set)
+    stream: dict[str, set[str]] = defaultdict(set)
+    uploads = []
+    for line in access_log.read_text(errors="replace").splitlines():
+        m = LOG_LINE.search(line)
+        if not m:
+            continue
+        reached = {u.strip() for u in re.split(r",| : ", m["up"])} - {"", "-"}
+        ups[m["key"]] |= reached
+        if m["uri"] == "/_stcore/stream":
+            stream[m["key"]] |= reached
+        elif m["uri"].startswith("/_stcore/upload_file") and m["method"] == "PUT":
+            uploads.append((m["key"], reached, int(m["status"])))
+    per_replica: dict[str, int] = defaultdict(int)
+    for key in stream:
+        for up in stream[key]:
+            per_replica[up] += 1
+    return {
+        "sessions_per_replica": dict(sorted(per_replica.items())),
+        "split_keys": sorted(k for k, v in ups.items() if len(v) > 1),
+        "uploads": len(uploads),
+        "uploads_elsewhere": [k for k, up, _ in uploads if up != stream.get(k)],
+        "uploads_failed": [k for k, _, status in uploads if status >= 400],
+    }
+
+
+# -- the table --------------------------------------------------------------------------------
+
+
+def row(replicas: int, threads: int, crowd: Crowd, route: dict | None = None) -> dict:
+    """One line of the table: throughput and latency percentiles of every action."""
+    values = crowd.all_latencies
+    spread = "/".join(str(n) for n in (route or {}).get("sessions_per_replica", {}).values())
+    return {
+        "replicas": replicas,
+        "threads": threads,
+        "sessions": crowd.sessions,
+        "concurrency": crowd.concurrency,
+        "completed": crowd.completed,
+        "actions": len(values),
+        "seconds": round(crowd.seconds, 1),
+        "actions_per_s": round(len(values) / crowd.seconds, 2) if crowd.seconds else 0.0,
+        "sessions_per_min": round(60 * crowd.completed / crowd.seconds, 1) if crowd.seconds else 0,
+        "p50_ms": round(1000 * percentile(values, 50)),
+        "p90_ms": round(1000 * percentile(values, 90)),
+        "p99_ms": round(1000 * percentile(values, 99)),
+        "max_ms": round(1000 * max(values)) if values else 0,
+        "p50_ms_by_action": {
+            k: round(1000 * percentile(v, 50)) for k, v in crowd.latencies.items()
+        },
+        "sessions_per_replica": spread,
+        "failures": len(crowd.failures),
+    }
+
+
+def table(rows: list[dict]) -> str:
+    """A markdown table of `row()`s."""
+    head = ("| replicas | torch threads each | sessions (at once) | actions | wall (s) "
+            "| actions/s | sessions/min | p50 (ms) | p90 (ms) | p99 (ms) | max (ms) "
+            "| sessions per replica | failures |")  # fmt: skip
+    lines = [head, "|" + "---:|" * 12 + "---:|"]
+    for r in rows:
+        lines.append(
+            f"| {r['replicas']} | {r['threads']} | {r['sessions']} ({r['concurrency']}) "
+            f"| {r['actions']} | {r['seconds']} | {r['actions_per_s']} | {r['sessions_per_min']} "
+            f"| {r['p50_ms']} | {r['p90_ms']} | {r['p99_ms']} | {r['max_ms']} "
+            f"| {r['sessions_per_replica'] or '-'} | {r['failures']} |"
+        )
+    return "\n".join(lines)
