@@ -241,8 +241,8 @@ def test_next_token_and_seeded_generate(loaded) -> None:
         top = m.next_token("the dog", k=5)
         assert len(top) == 5 and top[0][1] >= top[-1][1]
         assert m.next_token("the dog", k=3, temperature=0)[0][1] == 1.0
-        a, b = (m.generate("the dog", max_new_tokens=6, seed=3) for _ in range(2))
-        assert a.ids == b.ids and 1 <= len(a.ids) <= 6 and a.text.startswith("the dog")
+        a, b = (m.generate("the dog", max_new_tokens=4, seed=3) for _ in range(2))
+        assert a.ids == b.ids and 1 <= len(a.ids) <= 4 and a.text.startswith("the dog")
         probs = m.next_distribution(m.encode("the dog").ids)
         assert probs.shape == (len(m.vocabulary()),) and abs(probs.sum() - 1) < 1e-9
     with pytest.raises(model.Unsupported):
@@ -268,8 +268,7 @@ def registered(folders):
 @pytest.mark.parametrize(
     ("page", "family"),
     [("tokens", "bert-base"), ("attention", "llama"), ("masked", "bert"), ("causal", "gpt2"),
-     ("positional", "llama"), ("attention", "deep"), ("causal", "deep"), ("masked", "roberta"),
-     ("positional", "distilbert")],
+     ("positional", "llama"), ("attention", "deep"), ("masked", "roberta")],
 )  # fmt: skip
 def test_pages_render_hf_models(registered, page: str, family: str) -> None:
     from streamlit.testing.v1 import AppTest
