@@ -7,6 +7,7 @@ also runs alone (as AppTest runs it).
 
 import streamlit as st
 
+from ui.cache import warm_up
 from ui.registry import LECTURE, PAGES
 from ui.state import init_state
 
@@ -39,4 +40,7 @@ for spec in [*PAGES, *LECTURE]:
 sections[PAGES[0].section].insert(0, home)
 current = st.navigation(sections)
 init_state()  # before a switch: the URL's sentence and model are read once per session
-current.run()
+try:
+    current.run()
+finally:  # once per process, after the first page is drawn: PyTorch and every shipped model
+    warm_up()

@@ -9,6 +9,7 @@ z). Only numpy lives here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -87,3 +88,50 @@ class Trace:
     def attention_stack(self) -> np.ndarray:
         """[L, H, T, S]: every layer's and head's attention weights."""
         return np.stack([layer.attention for layer in self.layers])
+
+
+# --- Saved traces (numpy .npz, no pickle) ---------------------------------------------------
+
+_ARRAYS = ("ids", "embeddings", "positional", "logits", "states", "context", "image")
+_FLAGS = ("causal", "truncated", "n_input_tokens", "positions", "device", "seconds")
+
+
+def save_npz(trace: Trace, path: str | Path, **meta: str) -> None:
+    """Write `trace` (and string metadata) to a compressed .npz that `load_npz` reads back
+    without pickle. An encoder-decoder's trace (with `.encoder`) is not supported."""
+    if trace.encoder is not None or trace.cross_layers:
+        raise ValueError("save_npz: traces with an encoder or cross-attention are not supported")
+    out: dict[str, np.ndarray] = {f"meta_{k}": np.asarray(v) for k, v in meta.items()}
+    out["tokens"] = np.asarray(trace.tokens, dtype=str)
+    out["offsets"] = np.asarray(trace.offsets, dtype=np.int64).reshape(-1, 2)
+    for name in _ARRAYS:
+        if getattr(trace, name) is not None:
+            out[name] = np.asarray(getattr(trace, name))
+    for name in _FLAGS:
+        out[name] = np.asarray(getattr(trace, name))
+    out["n_layers"] = np.asarray(len(trace.layers))
+    for i, layer in enumerate(trace.layers):
+        for name, value in vars(layer).items():
+            if value is not None:
+                out[f"layer{i}_{name}"] = np.asarray(value)
+    np.savez_compressed(path, **out)
+
+
+def load_npz(path: str | Path) -> tuple[Trace, dict[str, str]]:
+    """The trace `save_npz` wrote, and its metadata."""
+    with np.load(path, allow_pickle=False) as f:
+        data = {k: f[k] for k in f.files}
+    layers = [
+        LayerTrace(**{name: data.get(f"layer{i}_{name}") for name in LayerTrace.__annotations__})
+        for i in range(int(data["n_layers"]))
+    ]
+    flags = {name: data[name].item() for name in _FLAGS}
+    trace = Trace(
+        tokens=[str(t) for t in data["tokens"]],
+        offsets=[(int(a), int(b)) for a, b in data["offsets"]],
+        layers=layers,
+        **{name: data.get(name) for name in _ARRAYS},
+        **flags,
+    )
+    meta = {k.removeprefix("meta_"): str(v) for k, v in data.items() if k.startswith("meta_")}
+    return trace, meta

@@ -137,6 +137,7 @@ COMMANDS = [
     ["-m", "training.evaluate", "--help"],
     ["-m", "training.translation", "--help"],
     ["-m", "training.vit", "--help"],
+    ["-m", "training.default_trace", "--help"],
     ["bench/bench_trace.py", "--help"],
     ["bench/bench_hf.py", "--help"],
     ["bench/bench_apptest.py", "--help"],

@@ -8,13 +8,18 @@ comes back as numpy or plain Python, a fresh copy per call.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+import sys
+import threading
 
 import numpy as np
 import streamlit as st
 
 import model
 from model import Model, ModelInfo, Sampling, Trace, Translation
+from model.trace import load_npz
 from ui.registry import PageSpec
 
 
@@ -32,6 +37,64 @@ def cuda_available() -> bool:
     import torch
 
     return torch.cuda.is_available()
+
+
+def torch_ready() -> bool:
+    """Whether PyTorch is imported in this process already (asking it then costs nothing)."""
+    return "torch" in sys.modules
+
+
+SHIPPED_TRACE = model.MODELS_DIR.parent / "default_trace.npz"
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _shipped() -> tuple[Trace, dict[str, str]] | None:
+    """assets/default_trace.npz when it was written from the checkpoint shipped now."""
+    if not SHIPPED_TRACE.is_file():
+        return None
+    trace, meta = load_npz(SHIPPED_TRACE)
+    weights = model.MODELS_DIR / meta.get("model", "") / "model.safetensors"
+    if not weights.is_file() or hashlib.sha256(weights.read_bytes()).hexdigest() != meta.get(
+        "sha256"
+    ):
+        return None
+    return trace, meta
+
+
+def shipped_trace(sentence: str, name: str) -> tuple[Trace, tuple[str, ...]] | None:
+    """The default sentence's CPU trace through the first model, computed ahead of time
+    (`python -m training.default_trace`), and that model's notes; None for anything else.
+    The first page draws from it while PyTorch and the model load."""
+    found = _shipped()
+    if found is None or (found[1]["sentence"], found[1]["model"]) != (sentence, name):
+        return None
+    notes = tuple(n for n in found[1].get("notes", "").split("\n") if n)
+    return found[0], notes
+
+
+WARM_THREAD = "glassbox-warm-up"
+_warm = threading.Lock()
+_warm_started: list[bool] = []
+
+
+def warm_up() -> None:
+    """Once per process, in a background thread: import PyTorch and load every shipped
+    model (on "auto"), so that later pages and sessions find them loaded."""
+    with _warm:
+        if _warm_started:
+            return
+        _warm_started.append(True)
+
+    def run() -> None:
+        device = model.pick_device("auto")
+        for name in model.shipped():
+            load_model(name, device)
+
+    # No session runs this thread: Streamlit's "missing ScriptRunContext" warning is expected.
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+        lambda record: record.threadName != WARM_THREAD
+    )
+    threading.Thread(target=run, name=WARM_THREAD, daemon=True).start()
 
 
 @st.cache_resource(show_spinner="Loading the model…", max_entries=8)

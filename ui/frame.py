@@ -89,7 +89,9 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> st.delta_generato
     its model menu offering `models`; returns a container for the timing, filled later."""
     ss = st.session_state
     ss["w_model"] = chosen
-    has_cuda = cache.cuda_available()
+    # Asking for a GPU imports PyTorch (~1.3 s): not on a first visit, unless cuda is asked.
+    known = cache.torch_ready() or ss["device"] == "cuda"
+    has_cuda = cache.cuda_available() if known else False
     devices = DEVICES if has_cuda else DEVICES[:2]
     if ss["device"] not in devices:
         ss["device"] = "auto"
@@ -119,7 +121,9 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> st.delta_generato
                 on_change=state.on_device,
                 help="auto: the GPU when there is one, else the CPU.",
             )
-            if not has_cuda:
+            if not known:
+                st.caption("cuda: offered once PyTorch has loaded, if there is a GPU.")
+            elif not has_cuda:
                 st.caption("cuda: no GPU found on this machine, so it cannot be chosen.")
             timing = st.container()
             st.caption("The address bar holds the page and its choices: copy it to share.")
@@ -136,8 +140,12 @@ class Opened:
     page: PageSpec
     model_name: str  # the model this page runs
     device: str  # where it runs
-    model: Model
     timing: st.delta_generator.DeltaGenerator  # the sidebar's place for the timing
+
+    @property
+    def model(self) -> Model:
+        """The model, loaded on first use (shared by every session, ui.cache.load_model)."""
+        return cache.load_model(self.model_name, self.device)
 
     def show_timing(self, seconds: float, detail: str) -> None:
         """The forward pass's wall time and what ran, in the sidebar."""
@@ -158,8 +166,12 @@ class View:
     sentence: str
     model_name: str  # the model this page runs
     device: str  # where it actually ran
-    model: Model
     trace: Trace
+
+    @property
+    def model(self) -> Model:
+        """The model, loaded on first use (shared by every session, ui.cache.load_model)."""
+        return cache.load_model(self.model_name, self.device)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -203,9 +215,10 @@ def leave_legacy_mode() -> None:
         st.rerun()
 
 
-def open_page(page: str, intro: str = "") -> Opened:
+def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     """Sidebar, state, URL, page header and the page's model, for a page that reads its own
     input (a translation, an image); `frame` builds on it for the shared sentence.
+    `load=False`: the model on the CPU, not loaded yet (`Opened.model` loads it).
 
     The model is the sidebar's choice when it can serve this page (ui/registry.py), else
     the first one that can. Stops the page, with a message, when no model can serve it.
@@ -234,10 +247,23 @@ def open_page(page: str, intro: str = "") -> Opened:
             f"This page needs a model that can {DOES[spec.needs]}: it runs {name}. "
             f"The sidebar's {ss['model']} still applies on the pages it can serve."
         )
-    m, device, warning = _load_model(name, ss["device"])
+    if not load:
+        return Opened(spec, name, "cpu", timing)
+    _, device, warning = _load_model(name, ss["device"])
     if warning:
         st.warning(warning, icon="⚠️")
-    return Opened(spec, name, device, m, timing)
+    return Opened(spec, name, device, timing)
+
+
+def _first_view(page: str) -> tuple[Trace, tuple[str, ...]] | None:
+    """The shipped trace (and notes) when this run can draw from it: the default sentence
+    and model on the CPU, asked before PyTorch has loaded (ui.cache.shipped_trace)."""
+    ss = st.session_state
+    if BY_KEY[page].reads != "sentence" or cache.torch_ready() or ss["device"] == "cuda":
+        return None
+    if ss["model"] not in cache.models_for(BY_KEY[page]):
+        return None
+    return cache.shipped_trace(ss["sentence"], ss["model"])
 
 
 def frame(
@@ -253,8 +279,12 @@ def frame(
     to their defaults (None: the widget's own; a function: its value for the new trace).
     Stops the page, with a message, when there is no sentence.
     """
-    opened = open_page(page, intro)
+    state.init_state()
+    first = _first_view(page)
+    opened = open_page(page, intro, load=first is None)
     sentence, name, device = st.session_state["sentence"], opened.model_name, opened.device
+    if first is not None:  # drawn at once; the model loads when the page first uses it
+        return _view(opened, sentence, first[0], first[1], reset)
     if not sentence.strip():
         st.info(
             "There is no sentence yet. Type one in the **Sentence** box in the sidebar (on "
@@ -262,27 +292,39 @@ def frame(
             icon="✍️",
         )
         st.stop()
-    m = opened.model
     try:
         trace = cache.get_trace(sentence, name, device)
     except Exception as err:  # noqa: BLE001 - a GPU failure during the pass: the CPU instead
         if device == "cpu":
             raise
         st.warning(_gpu_failed(err), icon="⚠️")
-        m, device = cache.load_model(name, "cpu"), "cpu"
-        trace = cache.get_trace(sentence, name, device)
-    state.reset_on_new_input(page, (sentence, name), reset or {}, trace)
+        opened.device = "cpu"
+        trace = cache.get_trace(sentence, name, "cpu")
+    return _view(opened, sentence, trace, opened.model.notes, reset)
+
+
+def _view(
+    opened: Opened,
+    sentence: str,
+    trace: Trace,
+    notes: tuple[str, ...],
+    reset: dict[str, Callable[[Trace], object] | None] | None,
+) -> View:
+    """The rest of `frame` once the trace is known: the reset rule, the truncation warning,
+    the timing and the model's notes in the sidebar."""
+    name = opened.model_name
+    state.reset_on_new_input(opened.page.key, (sentence, name), reset or {}, trace)
     if trace.truncated:
         kept = len(trace.tokens)
         st.warning(
             f"The text is {trace.n_input_tokens:,} tokens long, but {name} reads at most "
-            f"{m.max_len}: only the first {kept} tokens "
+            f"{opened.model.max_len}: only the first {kept} tokens "
             f"({kept / trace.n_input_tokens:.0%}) are used.",
             icon="✂️",
         )
     detail = f"{len(trace.tokens)} tokens · {trace.n_layers} layers × {trace.n_heads} heads"
     opened.show_timing(trace.seconds, detail)
     with st.sidebar:  # what a person should know about this model's trace (rotary, ...)
-        for note in m.notes:
+        for note in notes:
             st.caption(f":material/info: {md_escape(note)}")
-    return View(opened.page, sentence, name, device, m, trace)
+    return View(opened.page, sentence, name, opened.device, trace)

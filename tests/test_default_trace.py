@@ -1,0 +1,70 @@
+"""The trace shipped for the first page (assets/default_trace.npz) equals a fresh one, and
+the first page draws from it while PyTorch has not loaded (issue 14: first chart).
+
+When the shipped models change, regenerate it: `python -m training.default_trace`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import model
+import ui.cache
+from model.examples import DEFAULT_SENTENCE
+from model.trace import load_npz, save_npz
+
+ROOT = Path(__file__).resolve().parent.parent
+REGENERATE = "assets/default_trace.npz is stale: run `python -m training.default_trace`"
+
+
+def _same(a: object, b: object) -> bool:
+    if a is None or b is None:
+        return a is b
+    return np.allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
+
+
+def test_the_shipped_trace_equals_a_fresh_one() -> None:
+    shipped, meta = load_npz(ui.cache.SHIPPED_TRACE)
+    name = next(iter(model.catalogue()))
+    assert (meta["sentence"], meta["model"]) == (DEFAULT_SENTENCE, name), REGENERATE
+    assert ui.cache.shipped_trace(DEFAULT_SENTENCE, name) is not None, REGENERATE  # sha256
+    fresh = model.load(name, "cpu").trace(DEFAULT_SENTENCE)
+    assert shipped.tokens == fresh.tokens and shipped.offsets == fresh.offsets, REGENERATE
+    for field in ("ids", "embeddings", "positional", "logits"):
+        assert _same(getattr(shipped, field), getattr(fresh, field)), (field, REGENERATE)
+    assert len(shipped.layers) == len(fresh.layers)
+    for mine, theirs in zip(shipped.layers, fresh.layers, strict=True):
+        for field, value in vars(theirs).items():
+            assert _same(getattr(mine, field), value), (field, REGENERATE)
+    assert (shipped.causal, shipped.truncated, shipped.device) == (fresh.causal, False, "cpu")
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    t = model.load("clm", "cpu").trace("the cat sat")
+    save_npz(t, tmp_path / "t.npz", sentence="the cat sat")
+    back, meta = load_npz(tmp_path / "t.npz")
+    assert meta == {"sentence": "the cat sat"} and back.tokens == t.tokens and back.causal
+    assert all(np.array_equal(a.attention, b.attention) for a, b in zip(back.layers, t.layers))
+
+
+def test_only_the_default_sentence_and_model_are_shipped() -> None:
+    assert ui.cache.shipped_trace("another sentence", "mlm") is None
+    assert ui.cache.shipped_trace(DEFAULT_SENTENCE, "clm") is None
+
+
+@pytest.mark.parametrize("page", ["tokens", "attention"])
+def test_the_first_page_draws_without_a_forward_pass(monkeypatch, page: str) -> None:
+    """Before PyTorch loads, the default sentence's page runs on the shipped trace."""
+
+    def no_pass(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a forward pass on the first view")
+
+    monkeypatch.setattr(ui.cache, "torch_ready", lambda: False)
+    monkeypatch.setattr(ui.cache, "get_trace", no_pass)
+    at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=180).run()
+    assert not at.exception, at.exception
+    assert at.get("plotly_chart"), "no chart drawn"
