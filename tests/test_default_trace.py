@@ -48,7 +48,8 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     save_npz(t, tmp_path / "t.npz", sentence="the cat sat")
     back, meta = load_npz(tmp_path / "t.npz")
     assert meta == {"sentence": "the cat sat"} and back.tokens == t.tokens and back.causal
-    assert all(np.array_equal(a.attention, b.attention) for a, b in zip(back.layers, t.layers))
+    pairs = zip(back.layers, t.layers, strict=True)
+    assert all(np.array_equal(a.attention, b.attention) for a, b in pairs)
 
 
 def test_only_the_default_sentence_and_model_are_shipped() -> None:
