@@ -243,7 +243,7 @@ STEP_INPUTS: dict[int, tuple[str, str, str]] = {
     2: ("text", "A sentence", "sentence"),
     3: ("text", "The query", "word"),
     4: ("text", "A word", "word"),
-    5: ("text", "Sentence A", "sentence"),
+    5: ("text", "Sentence A", "pair"),  # shares "cat" with sentence B, so a chart is drawn
     6: ("slider", "l6_t", ""),
     7: ("text", "A sentence", "sentence"),
     8: ("text", "Sentence", "sentence"),
@@ -268,6 +268,8 @@ def own_inputs(what: str, n: int, texts: list[str]) -> list[str]:
         return toy_sentences(n)
     if what == "word":
         return [WORDS[(i * 5) % len(WORDS)] for i in range(n)]
+    if what == "pair":
+        return [t.split(" ", 1)[1] + " the cat" for t in texts]
     if what == "mask":
         return [t.split(" ", 1)[1].replace(" bank ", " [MASK] ", 1) + " [MASK]" for t in texts]
     return [t.split(" ", 1)[1] for t in texts]
@@ -276,11 +278,9 @@ def own_inputs(what: str, n: int, texts: list[str]) -> list[str]:
 def reveal_all(pg) -> None:
     """Click every "Reveal the model's answer" button of a lecture step and open its
     "Try your own" expanders."""
-    for _ in range(3):
-        button = pg.get_by_role("button", name=re.compile("Reveal the model"))
-        if not button.count():
-            break
-        harness.after_rerun(pg, button.first.click, timeout=60)
+    buttons = pg.get_by_role("button", name=re.compile("Reveal the model"))
+    for i in range(buttons.count()):  # each once: a revealed step keeps its button
+        harness.after_rerun(pg, buttons.nth(i).click, timeout=60)
     for summary in pg.locator("summary").filter(has_text="Try your own").all():
         summary.click()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sys
 import threading
 
@@ -37,6 +38,16 @@ def cuda_available() -> bool:
     import torch
 
     return torch.cuda.is_available()
+
+
+def _one_thread() -> None:
+    """One PyTorch thread per forward pass unless OMP_NUM_THREADS says otherwise: the
+    shipped models are small, and a second thread made their traces 2-10x slower whenever
+    the other core was busy (README, Benchmarks); sessions run side by side instead."""
+    if "OMP_NUM_THREADS" not in os.environ:
+        import torch
+
+        torch.set_num_threads(1)
 
 
 def torch_ready() -> bool:
@@ -101,6 +112,7 @@ def warm_up() -> None:
 def load_model(name: str, device: str) -> Model:
     """The model `name` on `device`, loaded once for all sessions and warmed up once, so
     the first sentence's measured time is the model's, not PyTorch's start-up."""
+    _one_thread()
     m = model.load(name, device)
     m.trace(m.example)
     return m
