@@ -4,8 +4,9 @@
                            [--run-dir DIR] [--print-config]
 
 1. Starts N `streamlit run app.py` replicas on free loopback ports (127.0.0.1), each with
-   OMP_NUM_THREADS = its share of the CPU cores (torch reads it when it starts; the app sets
-   no thread count of its own) and one shared cookie secret.
+   OMP_NUM_THREADS = its share of the CPU cores (torch reads it when it starts; the app
+   keeps that count, and sets one thread only when the variable is unset) and one shared
+   cookie secret.
 2. Waits until every replica answers /_stcore/health with "ok" (the active health check;
    nginx itself only checks passively, see deploy/nginx.conf.in).
 3. Renders deploy/nginx.conf.in into a run folder (a new temporary one unless --run-dir) and
