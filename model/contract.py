@@ -136,8 +136,15 @@ class Model:
         top_k: int | None = None,
         top_p: float | None = None,
     ) -> Candidates:
-        """The k most likely next tokens after the text, with their (filtered) probabilities."""
-        raise self._unsupported("next_token")
+        """The k most likely next tokens after the text, with their (filtered) probabilities:
+        the top of `next_distribution`, which is what a decoder implements."""
+        if not self.can("next_token"):
+            raise self._unsupported("next_token")
+        sampling = Sampling.of(temperature, top_k, top_p)
+        probs = self.next_distribution(self.encode(text).ids, sampling)
+        top = [int(i) for i in np.argsort(-probs, kind="stable")[:k]]
+        names = self.tokens_of(top)
+        return [(name, float(probs[i])) for name, i in zip(names, top, strict=True) if probs[i] > 0]
 
     def generate(
         self,
@@ -148,8 +155,24 @@ class Model:
         top_p: float | None = None,
         seed: int = 0,
     ) -> Generation:
-        """A continuation sampled token by token; the same seed gives the same text."""
-        raise self._unsupported("generate")
+        """A continuation sampled token by token from `next_distribution`: step i draws with
+        (seed, i), as the causal page does click by click, so the same seed gives the same
+        text; stops after the end token."""
+        if not self.can("generate"):
+            raise self._unsupported("generate")
+        sampling = Sampling.of(temperature, top_k, top_p)
+        ids, eos = list(self.encode(prompt).ids), self.special_ids().get("[EOS]")
+        new_ids: list[int] = []
+        probs: list[float] = []
+        for step in range(max_new_tokens):
+            p = self.next_distribution(ids + new_ids, sampling)
+            pick = draw(p, seed, step)
+            new_ids.append(pick)
+            probs.append(float(p[pick]))
+            if pick == eos:
+                break
+        return Generation(prompt, self.tokens_of(new_ids), new_ids, probs,
+                          self.decode(ids + new_ids))  # fmt: skip
 
     def translate(self, text: str) -> Translation:
         """The text in the target language, decoded greedily."""
@@ -173,6 +196,14 @@ class Model:
     def next_distribution(self, ids: list[int], sampling: Sampling | None = None) -> np.ndarray:
         """[V] probabilities of the token after `ids`, after `sampling`'s filters."""
         raise self._unsupported("next_token")
+
+    def encode(self, text: str) -> Any:
+        """The text as this model's tokens (`.ids`, `.tokens`, `.offsets`)."""
+        raise self._unsupported("read text")
+
+    def tokens_of(self, ids: list[int]) -> list[str]:
+        """Token ids as this model displays them."""
+        raise self._unsupported("read text")
 
     def vocabulary(self) -> list[str]:
         """Every token, by id."""

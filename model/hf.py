@@ -44,7 +44,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.overrides import TorchFunctionMode
 
-from model.contract import Candidates, Generation, Model, Sampling, draw
+from model.contract import Candidates, Model, Sampling
 from model.lm import UNFILTERED, filter_logits
 from model.registry import check_weights, read_info
 from model.text import Encoded, timed, to_numpy
@@ -547,45 +547,6 @@ class HFModel(Model):
         logits = self._without(self._logits(ids)[-1], keep=(eos,) if eos is not None else ())
         probs = filter_logits(logits.float(), sampling or UNFILTERED).double().cpu().numpy()
         return probs / probs.sum()
-
-    def next_token(
-        self,
-        text: str,
-        k: int = 5,
-        temperature: float = 1.0,
-        top_k: int | None = None,
-        top_p: float | None = None,
-    ) -> Candidates:
-        sampling = Sampling.of(temperature, top_k, top_p)
-        probs = self.next_distribution(self.encode(text).ids, sampling)
-        return self._ranked(torch.from_numpy(probs), k)
-
-    def generate(
-        self,
-        prompt: str,
-        max_new_tokens: int = 20,
-        temperature: float = 1.0,
-        top_k: int | None = None,
-        top_p: float | None = None,
-        seed: int = 0,
-    ) -> Generation:
-        """Token by token with `draw(probs, seed, step)`, as the causal page does; stops after
-        the end-of-text token."""
-        if not self.can("generate"):
-            raise self._unsupported("generate")
-        sampling = Sampling.of(temperature, top_k, top_p)
-        ids = self.encode(prompt).ids
-        new_ids: list[int] = []
-        probs: list[float] = []
-        for step in range(max_new_tokens):
-            p = self.next_distribution(ids + new_ids, sampling)
-            pick = draw(p, seed, step)
-            new_ids.append(pick)
-            probs.append(float(p[pick]))
-            if pick == self.tokenizer.eos_token_id:
-                break
-        text = self.decode(ids + new_ids)
-        return Generation(prompt, self._display(new_ids), new_ids, probs, text)
 
     # -- weights, for the views --------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from model.contract import Candidates, Generation, Sampling, draw
+from model.contract import Candidates, Sampling
 from model.text import Encoded, TextTransformer, timed, to_numpy
 from model.tokenizer import EOS_ID, MASK_ID, PAD_ID
 from model.trace import Trace
@@ -115,39 +115,3 @@ class TransformerLM(TextTransformer):
         probs = filter_logits(logits, sampling or UNFILTERED).double().cpu().numpy()
         return probs / probs.sum()
 
-    def next_token(
-        self,
-        text: str,
-        k: int = 5,
-        temperature: float = 1.0,
-        top_k: int | None = None,
-        top_p: float | None = None,
-    ) -> Candidates:
-        """The k most likely next tokens with their (filtered) probabilities."""
-        sampling = Sampling.of(temperature, top_k, top_p)
-        probs = self.next_distribution(self.encode(text).ids, sampling)
-        return self.ranked(torch.from_numpy(probs), k)
-
-    def generate(
-        self,
-        prompt: str,
-        max_new_tokens: int = 20,
-        temperature: float = 1.0,
-        top_k: int | None = None,
-        top_p: float | None = None,
-        seed: int = 0,
-    ) -> Generation:
-        """Sample a continuation token by token (step i draws with (seed, i), as the causal
-        page does click by click); stops after [EOS]."""
-        sampling = Sampling.of(temperature, top_k, top_p)
-        ids = self.encode(prompt).ids
-        new_ids, probs = [], []
-        for step in range(max_new_tokens):
-            p = self.next_distribution(ids + new_ids, sampling)
-            pick = draw(p, seed, step)
-            new_ids.append(pick)
-            probs.append(float(p[pick]))
-            if pick == EOS_ID:
-                break
-        text = self.decode(ids + new_ids)
-        return Generation(prompt, self.tokens_of(new_ids), new_ids, probs, text)
