@@ -8,7 +8,6 @@ Artifacts (git-ignored): artifacts/screenshots/*.png, artifacts/logs/*.log (serv
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,17 +18,13 @@ from tests.e2e import harness
 SCREENSHOTS = harness.ARTIFACTS / "screenshots"
 
 
-def _no_browser(reason: str) -> None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but the browser tests cannot run: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     path = harness.find_chromium()
     if path is None:
-        _no_browser("no Chromium found (apt-get install chromium, or set GLASSBOX_CHROMIUM)")
+        harness.unavailable(
+            "no Chromium found (apt-get install chromium, or set GLASSBOX_CHROMIUM)"
+        )
     return path
 
 
@@ -38,7 +33,9 @@ def playwright_driver(chromium_path: str) -> Iterator[object]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _no_browser("the playwright package is not installed (pip install -r requirements-dev.txt)")
+        harness.unavailable(
+            "the playwright package is not installed (pip install -r requirements-dev.txt)"
+        )
     with sync_playwright() as pw:
         yield pw
 

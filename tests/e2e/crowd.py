@@ -55,8 +55,8 @@ UPLOAD_INPUT = '[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneIn
 POLL_MS = 25
 WAIT_S = 120  # the longest one step may take (a loaded 2-core machine, a cold replica)
 Act = Callable[[], Awaitable]
-# Whether some chart axis lists exactly these tokens ([MASK] may stand in for any): shows()
-# in the page, on the same tick labels as harness.AXIS_LABELS_JS.
+# Whether some chart axis lists exactly these tokens ([MASK] may stand in for any):
+# harness.axes_show() in the page, on the same tick labels as harness.AXIS_LABELS_JS.
 SHOWS_JS = f"""(tokens) => {{
   const decode = (s) => {{ const t = document.createElement('textarea'); t.innerHTML = s;
                            return t.value; }};
@@ -123,19 +123,6 @@ def make_plan(sessions: int, tokenizers: dict, seed: int = 0) -> Plan:
         for key in SENTENCE_PAGES for v in visitors for text in (v.sentence, v.upload)
     }  # fmt: skip
     return Plan(visitors, tokens)
-
-
-def shows(axes: list[list[str]], tokens: list[str]) -> bool:
-    """Some axis lists exactly these tokens in order ([MASK] may stand in for any)."""
-    import html
-
-    for axis in axes:
-        labels = [html.unescape(a) for a in axis]
-        if len(labels) == len(tokens) and all(
-            a == t or a == "[MASK]" for a, t in zip(labels, tokens, strict=True)
-        ):
-            return True
-    return False
 
 
 @dataclass
@@ -214,7 +201,7 @@ class Session:
         heading = (await self.page.locator("h1").first.inner_text()).strip()
         assert heading == TITLES[key], f"on {key}: heading {heading!r}"
         axes = await self.axes()
-        leaked = [t for t in self.plan.others(key, self.me) if shows(axes, t)]
+        leaked = [t for t in self.plan.others(key, self.me) if harness.axes_show(axes, t)]
         assert not leaked, f"on {key}: another session's tokens {leaked[0]}"
         if sentence is not None:
             value = await self.sentence_box().input_value()

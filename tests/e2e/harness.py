@@ -19,6 +19,7 @@ to grow, the attribute to say "notRunning", and the websocket to fall quiet.
 from __future__ import annotations
 
 import contextlib
+import html
 import os
 import shutil
 import signal
@@ -110,6 +111,24 @@ IDLE_JS = """
     && performance.now() - s.lastMsgAt > 40;
 }
 """
+
+
+def unavailable(reason: str) -> None:
+    """A browser test that cannot run here: a failure under CI=true, else a skip."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true but this browser test cannot run: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def axes_show(axes: list[list[str]], tokens: list[str]) -> bool:
+    """Some axis lists exactly these tokens, in order ([MASK] may stand in for any)."""
+    for axis in axes:
+        labels = [html.unescape(a) for a in axis]
+        if len(labels) == len(tokens) and all(
+            a == t or a == "[MASK]" for a, t in zip(labels, tokens, strict=True)
+        ):
+            return True
+    return False
 
 
 def find_chromium() -> str | None:

@@ -50,17 +50,11 @@ START_TIMEOUT_S = 120
 RUNS = harness.ARTIFACTS / "deploy"
 
 
-def _missing(reason: str) -> None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but the deploy test cannot run: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def nginx_path() -> str:
     path = serve.find_nginx()
     if path is None:
-        _missing("no nginx found (apt-get install nginx, or set GLASSBOX_NGINX)")
+        harness.unavailable("no nginx found (apt-get install nginx, or set GLASSBOX_NGINX)")
     return path
 
 

@@ -17,10 +17,10 @@ import time
 import pytest
 
 from tests.e2e import harness
+from tests.e2e.harness import axes_show
 from tests.e2e.test_pages import (
     PAGE_KEYS,
     assert_clean,
-    axes_show,
     expected_tokens,
     nav_link,
     sentence_box,

@@ -10,13 +10,13 @@ Pages, widget labels and keys come from the app (ui/frame.py, ui/registry.py, pa
 
 from __future__ import annotations
 
-import html
 import time
 from urllib.parse import quote, urlencode
 
 import pytest
 
 from tests.e2e import harness
+from tests.e2e.harness import axes_show
 from ui.registry import PAGES
 
 TITLES = {p.key: p.title for p in PAGES}
@@ -39,17 +39,6 @@ def expected_tokens(tokenizers, page_key: str, text: str, sidebar_model: str = "
 def url(server: harness.StreamlitServer, page_key: str, **params: str) -> str:
     path = "/" if page_key == PAGE_KEYS[0] else f"/{page_key}"
     return server.url + path + ("?" + urlencode(params, quote_via=quote) if params else "")
-
-
-def axes_show(axes: list[list[str]], tokens: list[str]) -> bool:
-    """Some axis lists exactly these tokens, in order ([MASK] may stand in for any)."""
-    for axis in axes:
-        labels = [html.unescape(a) for a in axis]
-        if len(labels) == len(tokens) and all(
-            a == t or a == "[MASK]" for a, t in zip(labels, tokens, strict=True)
-        ):
-            return True
-    return False
 
 
 def shows_tokens(page, tokens: list[str], scope: str = "") -> bool:
