@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analysis.lecture import head_roles, soft_lookup, sublayer_change
+from analysis.heads import head_roles
+from analysis.lecture import soft_lookup, sublayer_change
 from tests.test_app import ROOT, TIMEOUT, assert_ok, charts, page
 from ui.registry import LECTURE, LECTURE_STEPS
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 import viz
-from analysis.heads import SUMMARIES, head_summary, pages
-from analysis.lecture import head_roles
+from analysis.heads import SUMMARIES, head_roles, head_summary, pages
 from ui.figures import chart
 from ui.frame import View
 from viz.layers import attention_grid_page

@@ -9,7 +9,8 @@ import streamlit as st
 import analysis
 import model
 import viz
-from analysis.lecture import ROLES, head_roles, sublayer_change
+from analysis.heads import ROLES, head_roles
+from analysis.lecture import sublayer_change
 from analysis.query import head_links
 from model.examples import PAIRS, PROBES
 from ui import cache
