@@ -8,6 +8,7 @@ also runs alone (as AppTest runs it).
 import streamlit as st
 
 from ui.cache import warm_up
+from ui.figures import preload_plotly
 from ui.registry import LECTURE, PAGES
 from ui.state import init_state
 
@@ -17,6 +18,7 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="expanded",
 )
+preload_plotly()  # first: the browser loads Plotly while the page is computed
 
 
 def _home() -> None:
@@ -40,7 +42,7 @@ for spec in [*PAGES, *LECTURE]:
 sections[PAGES[0].section].insert(0, home)
 current = st.navigation(sections)
 init_state()  # before a switch: the URL's sentence and model are read once per session
-try:
-    current.run()
-finally:  # once per process, after the first page is drawn: PyTorch and every shipped model
-    warm_up()
+current.run()
+# Once per process, after the first page ran to its end (not after the root's switch to it):
+# PyTorch and every shipped model load in the background while the browser draws.
+warm_up()

@@ -96,12 +96,19 @@ _ARRAYS = ("ids", "embeddings", "positional", "logits", "states", "context", "im
 _FLAGS = ("causal", "truncated", "n_input_tokens", "positions", "device", "seconds")
 
 
-def save_npz(trace: Trace, path: str | Path, **meta: str) -> None:
-    """Write `trace` (and string metadata) to a compressed .npz that `load_npz` reads back
-    without pickle. An encoder-decoder's trace (with `.encoder`) is not supported."""
+EXTRA = "extra_"  # the prefix of arrays stored beside a trace (`save_npz(extras=...)`)
+
+
+def save_npz(
+    trace: Trace, path: str | Path, extras: dict[str, np.ndarray] | None = None, **meta: str
+) -> None:
+    """Write `trace` (string metadata, and `extras`: arrays computed from the same model) to
+    a compressed .npz that `load_npz` reads back without pickle. An encoder-decoder's trace
+    (with `.encoder`) is not supported."""
     if trace.encoder is not None or trace.cross_layers:
         raise ValueError("save_npz: traces with an encoder or cross-attention are not supported")
     out: dict[str, np.ndarray] = {f"meta_{k}": np.asarray(v) for k, v in meta.items()}
+    out.update({f"{EXTRA}{k}": np.asarray(v) for k, v in (extras or {}).items()})
     out["tokens"] = np.asarray(trace.tokens, dtype=str)
     out["offsets"] = np.asarray(trace.offsets, dtype=np.int64).reshape(-1, 2)
     for name in _ARRAYS:
@@ -118,9 +125,9 @@ def save_npz(trace: Trace, path: str | Path, **meta: str) -> None:
 
 
 def load_npz(path: str | Path) -> tuple[Trace, dict[str, str]]:
-    """The trace `save_npz` wrote, and its metadata."""
+    """The trace `save_npz` wrote, and its metadata (`load_extras` reads its extras)."""
     with np.load(path, allow_pickle=False) as f:
-        data = {k: f[k] for k in f.files}
+        data = {k: f[k] for k in f.files if not k.startswith(EXTRA)}
     layers = [
         LayerTrace(**{name: data.get(f"layer{i}_{name}") for name in LayerTrace.__annotations__})
         for i in range(int(data["n_layers"]))
@@ -135,3 +142,9 @@ def load_npz(path: str | Path) -> tuple[Trace, dict[str, str]]:
     )
     meta = {k.removeprefix("meta_"): str(v) for k, v in data.items() if k.startswith("meta_")}
     return trace, meta
+
+
+def load_extras(path: str | Path) -> dict[str, np.ndarray]:
+    """The arrays `save_npz` stored beside the trace (`extras`), by name."""
+    with np.load(path, allow_pickle=False) as f:
+        return {k.removeprefix(EXTRA): f[k] for k in f.files if k.startswith(EXTRA)}

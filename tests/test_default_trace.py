@@ -69,3 +69,42 @@ def test_the_first_page_draws_without_a_forward_pass(monkeypatch, page: str) -> 
     at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=180).run()
     assert not at.exception, at.exception
     assert at.get("plotly_chart"), "no chart drawn"
+
+
+def test_the_shipped_neighbours_equal_fresh_ones(monkeypatch) -> None:
+    """Each token of the default sentence: its nearest vocabulary tokens (names, cosines
+    and embedding rows) as the model computes them now, for every k the page offers."""
+    monkeypatch.setattr(ui.cache, "torch_ready", lambda: False)  # used only before it loads
+    name = next(iter(model.catalogue()))
+    m = model.load(name, "cpu")
+    shipped, _ = load_npz(ui.cache.SHIPPED_TRACE)
+    table, index = m.embedding_matrix(), {t: i for i, t in enumerate(m.vocabulary())}
+    for token_id in {int(i) for i in shipped.ids}:
+        for k in (3, 8, 20):
+            found = ui.cache.shipped_neighbours(name, token_id, k)
+            assert found is not None, REGENERATE
+            near, vectors = found
+            fresh = m.nearest_tokens(token_id, k)
+            assert [t for t, _ in near] == [t for t, _ in fresh], REGENERATE
+            assert np.allclose([c for _, c in near], [c for _, c in fresh], atol=1e-5)
+            assert np.allclose(vectors, table[[index[t] for t, _ in fresh]], atol=1e-6)
+    assert ui.cache.shipped_neighbours(name, int(shipped.ids[1]), 21) is None  # k too big
+    assert ui.cache.shipped_neighbours("clm", int(shipped.ids[1]), 8) is None
+
+
+def test_the_first_tokens_page_loads_no_model(monkeypatch) -> None:
+    """The first page (tokens, the default sentence) draws everything, its neighbour map
+    included, from what is shipped: PyTorch and the model load afterwards, in the
+    background (issue 14: start -> first chart)."""
+
+    def no_load(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the first view loaded a model")
+
+    monkeypatch.setattr(ui.cache, "torch_ready", lambda: False)
+    monkeypatch.setattr(ui.cache, "load_model", no_load)
+    ui.cache.neighbours.clear()
+    at = AppTest.from_file(str(ROOT / "pages" / "tokens.py"), default_timeout=180).run()
+    assert not at.exception, at.exception
+    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert at.get("plotly_chart") and '"river"' in specs
+    assert len(at.dataframe) == 1, "the nearest-neighbour table is shown"

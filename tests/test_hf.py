@@ -277,6 +277,7 @@ def test_pages_render_hf_models(registered, page: str, family: str) -> None:
     at = AppTest.from_file(str(root / "pages" / f"{page}.py"), default_timeout=60)
     at.session_state["sentence"] = SENTENCE
     at.session_state["model"] = registered[family]
+    at.session_state["att_grid_open"] = True  # the attention page's grid, drawn when open
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="w_model").value == registered[family]

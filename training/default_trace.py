@@ -4,9 +4,11 @@
 
 The app opens on the default sentence (model.examples.DEFAULT_SENTENCE) and the first
 model of the catalogue. Its trace on the CPU is computed here, ahead of time, and shipped
-(numpy .npz, no pickle) with the SHA-256 of the checkpoint it came from: the app uses it
-only while that checkpoint is unchanged (ui/cache.py `shipped_trace`), and
-tests/test_default_trace.py checks it equals a fresh trace. Run this again whenever the
+(numpy .npz, no pickle) with the SHA-256 of the checkpoint it came from, together with each
+of its tokens' NEIGHBOURS nearest vocabulary tokens (the first page's neighbour map needs
+the embedding table, and so PyTorch, otherwise). The app uses them only while that
+checkpoint is unchanged (ui/cache.py `shipped_trace`, `shipped_neighbours`), and
+tests/test_default_trace.py checks they equal fresh ones. Run this again whenever the
 shipped models change.
 """
 
@@ -16,11 +18,14 @@ import argparse
 import hashlib
 from pathlib import Path
 
+import numpy as np
+
 import model
 from model.examples import DEFAULT_SENTENCE
 from model.trace import save_npz
 
 OUT = model.MODELS_DIR.parent / "default_trace.npz"
+NEIGHBOURS = 20  # the most the tokens page's "Neighbours" slider asks for
 
 
 def checkpoint_sha(name: str) -> str:
@@ -35,8 +40,21 @@ def write(out: Path = OUT) -> Path:
     m.trace(m.example)  # warm up, so that the recorded time is the pass, not start-up
     trace = m.trace(DEFAULT_SENTENCE)
     meta = {"sentence": DEFAULT_SENTENCE, "model": name, "sha256": checkpoint_sha(name)}
-    save_npz(trace, out, notes="\n".join(m.notes), **meta)
+    save_npz(trace, out, neighbours(m, trace.ids), notes="\n".join(m.notes), **meta)
     return out
+
+
+def neighbours(m: model.Model, ids: np.ndarray) -> dict[str, np.ndarray]:
+    """For each token id: its NEIGHBOURS nearest tokens (names, cosines, embeddings)."""
+    index = {token: i for i, token in enumerate(m.vocabulary())}
+    table = m.embedding_matrix()
+    near = [m.nearest_tokens(int(i), NEIGHBOURS) for i in ids]
+    return {
+        "near_of": np.asarray(ids, dtype=np.int64),
+        "near_tokens": np.asarray([[t for t, _ in row] for row in near], dtype=str),
+        "near_cosines": np.asarray([[c for _, c in row] for row in near], dtype=np.float64),
+        "near_vectors": np.stack([table[[index[t] for t, _ in row]] for row in near]),
+    }
 
 
 def main() -> None:

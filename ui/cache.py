@@ -14,13 +14,14 @@ import logging
 import os
 import sys
 import threading
+import time
 
 import numpy as np
 import streamlit as st
 
 import model
 from model import Model, ModelInfo, Sampling, Trace, Translation
-from model.trace import load_npz
+from model.trace import load_extras, load_npz
 from ui.registry import PageSpec
 
 
@@ -59,8 +60,9 @@ SHIPPED_TRACE = model.MODELS_DIR.parent / "default_trace.npz"
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
-def _shipped() -> tuple[Trace, dict[str, str]] | None:
-    """assets/default_trace.npz when it was written from the checkpoint shipped now."""
+def _shipped() -> tuple[Trace, dict[str, str], dict[str, np.ndarray]] | None:
+    """assets/default_trace.npz (the trace, its metadata, its tokens' neighbours) when it
+    was written from the checkpoint shipped now."""
     if not SHIPPED_TRACE.is_file():
         return None
     trace, meta = load_npz(SHIPPED_TRACE)
@@ -69,7 +71,7 @@ def _shipped() -> tuple[Trace, dict[str, str]] | None:
         "sha256"
     ):
         return None
-    return trace, meta
+    return trace, meta, load_extras(SHIPPED_TRACE)
 
 
 def shipped_trace(sentence: str, name: str) -> tuple[Trace, tuple[str, ...]] | None:
@@ -83,7 +85,24 @@ def shipped_trace(sentence: str, name: str) -> tuple[Trace, tuple[str, ...]] | N
     return found[0], notes
 
 
+def shipped_neighbours(name: str, token_id: int, k: int) -> tuple[list, np.ndarray] | None:
+    """`neighbours` of a token of the default sentence, computed ahead of time with its
+    trace, while PyTorch has not loaded; None for anything else."""
+    found = _shipped()
+    if torch_ready() or found is None or found[1]["model"] != name:
+        return None
+    extras = found[2]
+    rows = np.flatnonzero(extras.get("near_of", np.empty(0)) == token_id)
+    if not rows.size or k > extras["near_tokens"].shape[1]:
+        return None
+    row = int(rows[0])
+    tokens, cosines = extras["near_tokens"][row, :k], extras["near_cosines"][row, :k]
+    near = [(str(t), float(c)) for t, c in zip(tokens, cosines, strict=True)]
+    return near, extras["near_vectors"][row, :k]
+
+
 WARM_THREAD = "glassbox-warm-up"
+WARM_DELAY_S = 2.0  # the first browser fetches and draws Plotly meanwhile (README, Benchmarks)
 _warm = threading.Lock()
 _warm_started: list[bool] = []
 
@@ -97,6 +116,9 @@ def warm_up() -> None:
         _warm_started.append(True)
 
     def run() -> None:
+        # Importing PyTorch holds the interpreter lock for about a second: started at once,
+        # it slowed the first page's own work and the serving of its JavaScript.
+        time.sleep(WARM_DELAY_S)
         device = model.pick_device("auto")
         for name in model.shipped():
             load_model(name, device)
@@ -207,6 +229,8 @@ def special_ids(name: str, device: str) -> dict[str, int]:
 @st.cache_data(show_spinner=False, max_entries=512)
 def neighbours(name: str, device: str, token_id: int, k: int) -> tuple[list, np.ndarray]:
     """The k nearest vocabulary tokens to `token_id` by cosine: [(token, cos)], [k, D]."""
+    if device == "cpu" and (shipped := shipped_neighbours(name, token_id, k)) is not None:
+        return shipped
     m = load_model(name, device)
     near = m.nearest_tokens(token_id, k)
     index = {tok: i for i, tok in enumerate(vocabulary(name, device))}

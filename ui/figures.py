@@ -18,6 +18,25 @@ import streamlit as st
 from viz import zoom
 
 MAX_CELLS = 128 * 256  # figures of larger matrices are built afresh, not held in memory
+# An invisible one-point chart that every run sends first (see `preload_plotly`).
+_PRELOAD = go.Figure(
+    go.Scatter(x=[0], y=[0]),
+    layout={"height": 40, "width": 40, "xaxis": {"visible": False}, "yaxis": {"visible": False}},
+)
+_HIDE_PRELOAD = (
+    "<style>.st-key-plotly_preload, div:has(> .st-key-plotly_preload) "
+    "{ display: none !important; }</style>"
+)
+
+
+def preload_plotly() -> None:
+    """A hidden chart, sent before anything else a run computes: a fresh browser then
+    fetches and compiles Plotly's JavaScript (4.7 MB, loaded only when a page first shows a
+    chart) while the server is still computing the page, not after its first chart arrives.
+    Sent on every run, so the elements after it keep their places."""
+    with st.container(key="plotly_preload"):
+        st.html(_HIDE_PRELOAD)
+        st.plotly_chart(_PRELOAD, key="plotly_preload_chart", config={"staticPlot": True})
 
 
 @st.cache_resource(max_entries=400, show_spinner=False)

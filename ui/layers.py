@@ -1,6 +1,9 @@
 """The attention page's "every layer x head" part at any size: one number per head for
 every layer (a summary that still fits 30 layers x 9 heads), then the grid of heatmaps one
-page of layers (and heads) at a time, over at most GRID_TOKENS positions."""
+page of layers (and heads) at a time, over at most GRID_TOKENS positions.
+
+It sits in an expander that is drawn only while open: building and drawing 16 heatmaps was
+more than half of what a new sentence cost the attention page (README, Benchmarks)."""
 
 from __future__ import annotations
 
@@ -31,10 +34,20 @@ def _pick(label: str, spans: list[tuple[int, int]], key: str, name: str) -> tupl
 
 @st.fragment
 def layer_grid(view: View) -> None:
+    """Every layer x head, in an expander drawn only while it is open."""
+    box = st.expander(
+        "Every layer × head at once", key="att_grid_open", on_change="rerun",
+        icon=":material/grid_view:",
+    )  # fmt: skip
+    if box.open:
+        with box:
+            _grid(view)
+
+
+def _grid(view: View) -> None:
     """The per-head summary (big models) and the paginated grid of every layer x head."""
     t = view.trace
     stack = t.attention_stack()
-    st.subheader("Every layer × head")
     if t.n_layers > SUMMARY_FROM:
         what = st.selectbox("One number per head", list(SUMMARIES), key="att_summary")
         chart(

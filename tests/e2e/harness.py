@@ -52,7 +52,8 @@ VIEWPORT = {"width": 1400, "height": 2400}
 
 APP = '[data-testid="stApp"]'
 EXCEPTION = '[data-testid="stException"]'
-CHART = '[data-testid="stPlotlyChart"]'
+# Every chart a page shows: not app.py's hidden one that loads Plotly early (preload_plotly).
+CHART = '[data-testid="stPlotlyChart"]:not(.st-key-plotly_preload *)'
 # A chart counts as drawn once Plotly has put its SVG in the page.
 DRAWN_CHART = f"{CHART} .main-svg"
 

@@ -54,8 +54,7 @@ def test_every_page_path_opens_that_page(app_server, projector) -> None:
 def _first_chart_top(page) -> float:
     page.wait_for_selector(harness.DRAWN_CHART, state="visible", timeout=60_000)
     return page.evaluate(
-        """() => document.querySelector('[data-testid="stPlotlyChart"]')
-                   .getBoundingClientRect().top"""
+        "(chart) => document.querySelector(chart).getBoundingClientRect().top", harness.CHART
     )
 
 
@@ -93,6 +92,8 @@ def test_the_layer_head_grid_names_every_token(app_server, projector) -> None:
         "satisfied with the results."
     )
     _open(projector, app_server, "/attention", sentence=text, model="mlm")
+    assert projector.locator(".st-key-att_grid").count() == 0, "drawn only when opened"
+    harness.after_rerun(projector, projector.get_by_text("Every layer × head at once").click)
     projector.wait_for_selector(".st-key-att_grid .main-svg", timeout=60_000)
     labels = projector.evaluate(
         """() => { const gd = document.querySelector('.st-key-att_grid .js-plotly-plot');
