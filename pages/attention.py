@@ -8,7 +8,7 @@ from ui import cache, compare
 from ui.figures import chart
 from ui.frame import View, frame
 from ui.layers import layer_grid
-from ui.query import follow_query
+from ui.query import follow_query_box
 from ui.show import download_csv, download_json, layer_head, token_labels, window_picker
 from ui.steps import STEPS, draw_step
 
@@ -37,8 +37,7 @@ def head_view(view: View, other) -> None:
     window = window_picker(len(t.tokens), "att_window")
     if other is not None:
         compare.attention_side_by_side(view, other, layer, head, window)
-        st.subheader("Follow one query (sentence A)")
-        follow_query(view, layer, head)
+        follow_query_box(view, layer, head, "Follow one query in sentence A")
         return
     weights = t.layers[layer].attention
     shown = [
@@ -65,8 +64,7 @@ def head_view(view: View, other) -> None:
         "att_dl_head", f"attention_L{layer + 1}_H{head + 1}.csv",
     )  # fmt: skip
 
-    st.subheader("Follow one query")
-    follow_query(view, layer, head)
+    follow_query_box(view, layer, head, "Follow one query: which head links it to a word?")
 
     st.subheader(f"Step by step: layer {layer + 1}, head {head + 1}")
     step = st.radio(

@@ -73,7 +73,9 @@ def tokens_of(model: str, text: str) -> list[str]:
 @pytest.mark.parametrize("name", PAGES)
 @pytest.mark.parametrize("example", PROBES, ids=[f"probe{i}" for i in range(len(PROBES))])
 def test_page_runs_for_each_lecture_example(name: str, example: str) -> None:
-    at = page(name, example)
+    # The attention page's two parts drawn only when opened, opened (tests/test_speed.py
+    # checks they are not built while closed).
+    at = page(name, example, att_grid_open=True, att_query_open=True)
     assert_ok(at)
     assert at.title[0].value
     assert len(at.get("plotly_chart")) >= 3

@@ -163,7 +163,7 @@ def test_masked_compare_hides_the_shared_word_in_both() -> None:
 
 
 def test_follow_one_query_ranks_heads_and_goes_to_the_best() -> None:
-    at = page("attention", RIVER, model="clm")
+    at = page("attention", RIVER, model="clm", att_query_open=True)
     assert_ok(at)
     table = at.dataframe[0].value
     assert list(table.columns[:3]) == ["layer", "head", "bank → river"]
@@ -178,7 +178,7 @@ def test_follow_one_query_ranks_heads_and_goes_to_the_best() -> None:
 
 
 def test_coreference_is_reported_honestly_with_the_masked_alternative() -> None:
-    at = page("attention", PROBES[2], model="clm", att_query=None)
+    at = page("attention", PROBES[2], model="clm", att_query=None, att_query_open=True)
     assert_ok(at)
     assert at.selectbox(key="att_query").value == at.session_state["att_query"]
     text = " ".join(m.value for m in at.markdown)

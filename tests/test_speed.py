@@ -44,3 +44,19 @@ def test_the_app_sends_a_hidden_plotly_chart_before_anything_else() -> None:
 def test_no_full_garbage_collection_after_every_run() -> None:
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["runner"]["postScriptGC"] is False
+
+
+def test_follow_one_query_is_computed_only_when_opened(monkeypatch) -> None:
+    """Closed: no ranking, no chart, no masked pass; opened: all three."""
+    import ui.query
+
+    calls: list[int] = []
+    real = ui.query.head_links
+    monkeypatch.setattr(ui.query, "head_links", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = AppTest.from_file(str(ROOT / "pages" / "attention.py"), default_timeout=120).run()
+    assert not at.exception and not calls and not at.dataframe
+    assert '"att_query_row"' not in " ".join(c.proto.id for c in at.get("plotly_chart"))
+    at.session_state["att_query_open"] = True
+    at.run()
+    assert not at.exception and calls and len(at.dataframe) == 1
+    assert any("hidden behind [MASK]" in c.value for c in at.caption)

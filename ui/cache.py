@@ -109,7 +109,12 @@ _warm_started: list[bool] = []
 
 def warm_up() -> None:
     """Once per process, in a background thread: import PyTorch and load every shipped
-    model (on "auto"), so that later pages and sessions find them loaded."""
+    model (on "auto"), so that later pages and sessions find them loaded. Only in a server
+    (not under AppTest, whose process may end while the thread is importing)."""
+    from streamlit.runtime import exists
+
+    if not exists():
+        return
     with _warm:
         if _warm_started:
             return

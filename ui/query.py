@@ -61,6 +61,17 @@ def masked_alternative(view: View, query: int) -> None:
                f"{name} guesses {guesses}.")  # fmt: skip
 
 
+def follow_query_box(view: View, layer: int, head: int, label: str) -> None:
+    """`follow_query` in an expander, computed and drawn only while it is open (its ranking,
+    chart, table and masked pass were a third of what a new sentence or head cost the
+    attention page; README, Benchmarks)."""
+    box = st.expander(label, key="att_query_open", on_change="rerun",
+                      icon=":material/manage_search:")  # fmt: skip
+    if box.open:
+        with box:
+            follow_query(view, layer, head)
+
+
 def follow_query(view: View, layer: int, head: int) -> None:
     """A query picker (default "bank"), its row in the chosen head, and the ranked heads."""
     t: Trace = view.trace
