@@ -328,7 +328,9 @@ def main(argv: list[str] | None = None) -> int:
         print(render_config(ports, f"{args.address}:{args.port}", run, args.sticky), end="")
         return 0
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    # SIGINT too: a shell starting this in the background (`... &`, no job control) hands it
+    # SIGINT ignored, and Ctrl+C or `kill -INT` must still stop everything.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
     cluster = Cluster(args.replicas, args.port, args.address, args.threads, args.sticky,
                       args.run_dir)  # fmt: skip
