@@ -14,6 +14,7 @@ import time
 from urllib.parse import quote, urlencode
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e import harness
 from tests.e2e.harness import axes_show
@@ -197,7 +198,7 @@ def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
 def test_upload_a_text_file_sets_the_sentence(app_server, page, tokenizers) -> None:
     harness.open_app(page, url(app_server, "tokens", sentence=SHARED), charts=True)
     harness.after_rerun(page, lambda: upload(page, "lecture.txt", (TYPED + "\n").encode()))
-    assert sentence_box(page).input_value() == TYPED
+    expect(sentence_box(page)).to_have_value(TYPED, timeout=30000)  # the upload's own rerun
     wait_for_tokens(page, expected_tokens(tokenizers, "tokens", TYPED))
     assert "lecture.txt" in page.get_by_test_id("stSidebar").inner_text()
     assert_clean(page)
