@@ -5,11 +5,6 @@ from ui/registry.py); every page draws the shared frame itself (ui.frame.frame),
 also runs alone (as AppTest runs it).
 """
 
-# Before anything that draws: Plotly and Streamlit look pandas up in sys.modules without
-# importing it, and a session that did so while another session's thread was still
-# importing it got a half-initialized module (AttributeError: partially initialized module
-# 'pandas', seen in the class load test). The import statement waits for that import to end.
-import pandas  # noqa: F401
 import streamlit as st
 
 from ui.cache import warm_up
@@ -23,7 +18,7 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="expanded",
 )
-preload_plotly()  # first: the browser loads Plotly while the page is computed
+preload_plotly()  # first: the browser loads Plotly while the page is computed (and pandas)
 
 
 def _home() -> None:
