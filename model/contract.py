@@ -227,6 +227,12 @@ class Model:
         """The k vocabulary tokens whose embeddings have the highest cosine to this one."""
         raise self._unsupported("find nearest tokens")
 
+    def neighbours(self, token_id: int, k: int = 8) -> tuple[Candidates, np.ndarray]:
+        """`nearest_tokens` and their rows of the embedding table [k, D]."""
+        near = self.nearest_tokens(token_id, k)
+        index = {token: i for i, token in enumerate(self.vocabulary())}
+        return near, self.embedding_matrix()[[index[token] for token, _ in near]]
+
     def attention_weights(self, layer: int) -> dict[str, np.ndarray]:
         """W_Q, W_K, W_V as [H, D, Dh] (biases b_Q, b_K, b_V [H, Dh]); W_O [D, D], b_O [D]."""
         raise self._unsupported("show its attention weights")

@@ -71,10 +71,9 @@ def test_the_first_page_draws_without_a_forward_pass(monkeypatch, page: str) -> 
     assert at.get("plotly_chart"), "no chart drawn"
 
 
-def test_the_shipped_neighbours_equal_fresh_ones(monkeypatch) -> None:
+def test_the_shipped_neighbours_equal_fresh_ones() -> None:
     """Each token of the default sentence: its nearest vocabulary tokens (names, cosines
     and embedding rows) as the model computes them now, for every k the page offers."""
-    monkeypatch.setattr(ui.cache, "torch_ready", lambda: False)  # used only before it loads
     name = next(iter(model.catalogue()))
     m = model.load(name, "cpu")
     shipped, _ = load_npz(ui.cache.SHIPPED_TRACE)

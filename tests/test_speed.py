@@ -34,6 +34,7 @@ def test_the_app_sends_a_hidden_plotly_chart_before_anything_else() -> None:
     while the page is still computed (ui.figures.preload_plotly)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not at.exception
+    assert at.main.children[0].key == "plotly_preload", "the first element of the page"
     html = " ".join(e.proto.body for e in at.get("html"))
     assert ".st-key-plotly_preload" in html and "display: none" in html
     assert at.get("plotly_chart")[0].proto.config and '"staticPlot": true' in (

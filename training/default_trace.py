@@ -46,14 +46,12 @@ def write(out: Path = OUT) -> Path:
 
 def neighbours(m: model.Model, ids: np.ndarray) -> dict[str, np.ndarray]:
     """For each token id: its NEIGHBOURS nearest tokens (names, cosines, embeddings)."""
-    index = {token: i for i, token in enumerate(m.vocabulary())}
-    table = m.embedding_matrix()
-    near = [m.nearest_tokens(int(i), NEIGHBOURS) for i in ids]
+    rows = [m.neighbours(int(i), NEIGHBOURS) for i in ids]
     return {
         "near_of": np.asarray(ids, dtype=np.int64),
-        "near_tokens": np.asarray([[t for t, _ in row] for row in near], dtype=str),
-        "near_cosines": np.asarray([[c for _, c in row] for row in near], dtype=np.float64),
-        "near_vectors": np.stack([table[[index[t] for t, _ in row]] for row in near]),
+        "near_tokens": np.asarray([[t for t, _ in near] for near, _ in rows], dtype=str),
+        "near_cosines": np.asarray([[c for _, c in near] for near, _ in rows], dtype=np.float64),
+        "near_vectors": np.stack([vectors for _, vectors in rows]),
     }
 
 

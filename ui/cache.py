@@ -86,10 +86,10 @@ def shipped_trace(sentence: str, name: str) -> tuple[Trace, tuple[str, ...]] | N
 
 
 def shipped_neighbours(name: str, token_id: int, k: int) -> tuple[list, np.ndarray] | None:
-    """`neighbours` of a token of the default sentence, computed ahead of time with its
-    trace, while PyTorch has not loaded; None for anything else."""
+    """`neighbours` of a token of the default sentence on the CPU, computed ahead of time
+    with its trace (so the first page needs no PyTorch); None for any other token."""
     found = _shipped()
-    if torch_ready() or found is None or found[1]["model"] != name:
+    if found is None or found[1]["model"] != name:
         return None
     extras = found[2]
     rows = np.flatnonzero(extras.get("near_of", np.empty(0)) == token_id)
@@ -236,10 +236,7 @@ def neighbours(name: str, device: str, token_id: int, k: int) -> tuple[list, np.
     """The k nearest vocabulary tokens to `token_id` by cosine: [(token, cos)], [k, D]."""
     if device == "cpu" and (shipped := shipped_neighbours(name, token_id, k)) is not None:
         return shipped
-    m = load_model(name, device)
-    near = m.nearest_tokens(token_id, k)
-    index = {tok: i for i, tok in enumerate(vocabulary(name, device))}
-    return near, m.embedding_matrix()[[index[tok] for tok, _ in near]]
+    return load_model(name, device).neighbours(token_id, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

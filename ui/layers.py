@@ -13,6 +13,7 @@ import viz
 from analysis.heads import SUMMARIES, head_roles, head_summary, pages
 from ui.figures import chart
 from ui.frame import View
+from ui.show import when_open
 from viz.layers import attention_grid_page
 
 GRID_LAYERS = 6  # layers on one page of the grid
@@ -35,13 +36,8 @@ def _pick(label: str, spans: list[tuple[int, int]], key: str, name: str) -> tupl
 @st.fragment
 def layer_grid(view: View) -> None:
     """Every layer x head, in an expander drawn only while it is open."""
-    box = st.expander(
-        "Every layer × head at once", key="att_grid_open", on_change="rerun",
-        icon=":material/grid_view:",
-    )  # fmt: skip
-    if box.open:
-        with box:
-            _grid(view)
+    when_open("Every layer × head at once", "att_grid_open", ":material/grid_view:",
+              lambda: _grid(view))  # fmt: skip
 
 
 def _grid(view: View) -> None:

@@ -14,7 +14,7 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import View
 from ui.registry import BY_KEY
-from ui.show import md_escape, token_labels
+from ui.show import md_escape, token_labels, when_open
 
 SHOWN_HEADS = 6
 
@@ -65,11 +65,8 @@ def follow_query_box(view: View, layer: int, head: int, label: str) -> None:
     """`follow_query` in an expander, computed and drawn only while it is open (its ranking,
     chart, table and masked pass were a third of what a new sentence or head cost the
     attention page; README, Benchmarks)."""
-    box = st.expander(label, key="att_query_open", on_change="rerun",
-                      icon=":material/manage_search:")  # fmt: skip
-    if box.open:
-        with box:
-            follow_query(view, layer, head)
+    when_open(label, "att_query_open", ":material/manage_search:",
+              lambda: follow_query(view, layer, head))  # fmt: skip
 
 
 def follow_query(view: View, layer: int, head: int) -> None:

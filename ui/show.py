@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import streamlit as st
@@ -13,6 +13,16 @@ import viz
 
 ZOOM_FROM = 40  # offer a position window for matrices longer than this
 RADIO_MAX = 13  # layer/head pickers with more choices than this are a slider or a menu
+
+
+def when_open(label: str, key: str, icon: str, draw: Callable[[], None]) -> None:
+    """An expander whose content (`draw()`) is computed and sent only while it is open:
+    opening or closing it reruns the script (`on_change="rerun"`), and a closed one holds
+    nothing. For a page's secondary parts, so a new input costs only what is shown."""
+    box = st.expander(label, key=key, on_change="rerun", icon=icon)
+    if box.open:
+        with box:
+            draw()
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
