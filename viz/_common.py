@@ -14,6 +14,8 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from viz.margins import estimate as estimate_margins
+
 # Colour scales: weights and probabilities live in [0, 1]; signed values are centred at 0.
 WEIGHT_SCALE = "Blues"
 SIGNED_SCALE = "RdBu_r"  # red for positive, blue for negative, white at 0
@@ -147,7 +149,12 @@ def apply_layout(fig: go.Figure, title: str, height: int, **extra: object) -> go
     # One validation of the merged layout: `fig.update_layout(**layout)` did the same merge
     # through Plotly's property-path machinery, 5 ms more a figure (most of the time a new
     # sentence spent building figures; README, Benchmarks).
-    fig.layout = go.Layout(merged(fig.layout.to_plotly_json(), layout))
+    full = merged(fig.layout.to_plotly_json(), layout)
+    # Margins that already hold the labels and colour bar: one draw, not two (viz.margins).
+    margin = estimate_margins(full, fig.data)
+    if margin is not None:
+        full["margin"] = margin
+    fig.layout = go.Layout(full)
     return fig
 
 

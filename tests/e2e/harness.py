@@ -302,6 +302,28 @@ AXIS_LABELS_JS = """(scope) => {
 }"""
 
 
+# The sides where Plotly drew a chart with a larger margin than its figure gave: its
+# automargin found the labels or colour bar did not fit, and it drew the chart again.
+GROWN_MARGINS_JS = """(scope) => {
+  const out = [];
+  for (const gd of document.querySelectorAll(scope + ' .js-plotly-plot')) {
+    const given = (gd.layout || {}).margin || {}, drawn = (gd._fullLayout || {})._size || {};
+    for (const side of ['l', 'r', 't', 'b']) {
+      if (typeof given[side] === 'number' && Math.round(drawn[side]) > given[side])
+        out.push({ title: String((gd.layout.title || {}).text), side, given: given[side],
+                   drawn: Math.round(drawn[side]) });
+    }
+  }
+  return out;
+}"""
+
+
+def grown_margins(page, scope: str = "") -> list[dict]:
+    """Charts under `scope` that Plotly drew with margins larger than their figures gave,
+    side by side: each was drawn twice (viz.margins)."""
+    return page.evaluate(GROWN_MARGINS_JS, scope)
+
+
 def axis_labels(page, scope: str = "") -> list[list[str]]:
     """The tick labels (ticktext) of every axis of every Plotly chart under `scope`, as the
     figures carry them: a token axis lists the sentence's tokens in order."""

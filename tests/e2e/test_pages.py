@@ -99,6 +99,30 @@ def test_page_from_shared_url_renders_and_follows_typing(
     assert not clipped, f"{len(clipped)} tick labels cut off in charts {charts}: {clipped[:5]}"
 
 
+# Heatmaps whose margins are estimated before drawing (viz.margins), by page.
+ESTIMATED = {
+    "attention": ("att_head_map", "att_mean_map"),
+    "causal": ("causal_mask", "causal_attention"),
+    "tokens": ("tok_embeddings", "tok_cosine"),
+}
+
+
+@pytest.mark.parametrize("page_key", sorted(ESTIMATED))
+def test_heatmaps_are_drawn_once_in_the_margins_given(
+    app_server, page, tokenizers, page_key
+) -> None:
+    """The token heatmaps come with margins that already hold their labels, axis titles and
+    colour bar: Plotly grows none of them, so it draws each once on a new sentence, not a
+    second time to make room (README, Benchmarks)."""
+    harness.open_app(page, url(app_server, page_key, sentence=SHARED), charts=True)
+    type_sentence(page, TYPED)
+    wait_for_tokens(page, expected_tokens(tokenizers, page_key, TYPED))
+    for key in ESTIMATED[page_key]:
+        scope = f".st-key-{key}"
+        assert page.locator(f"{scope} .main-svg").count(), f"{key}: no chart drawn"
+        assert harness.grown_margins(page, scope) == [], key
+
+
 def test_user_text_is_shown_as_text_never_as_html(app_server, page, tokenizers) -> None:
     """An HTML/JS payload typed as the sentence shows up as its characters on every page,
     and creates no element and runs no script."""

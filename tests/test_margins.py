@@ -1,0 +1,75 @@
+"""Margins estimated before drawing (viz.margins): room for the labels and the colour bar,
+so Plotly draws a chart once instead of twice. The browser side (the drawn margins equal
+the estimated ones) is checked in tests/e2e/test_pages.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+import viz
+from viz import margins
+from viz._common import MARGIN
+
+WEIGHTS = np.full((3, 3), 1 / 3)
+
+
+def test_text_width_grows_with_the_text_and_counts_wide_characters_wider() -> None:
+    assert margins.text_px("teacher", 12) > margins.text_px("the", 12) > 0
+    assert margins.text_px("학교", 12) > margins.text_px("ab", 12)
+    assert margins.text_px("😀", 12) > margins.text_px("a", 12)
+    # Labels reach figures HTML-escaped: "&lt;" is drawn as one character.
+    assert margins.text_px("&lt;", 12) == margins.text_px("<", 12)
+    assert margins.text_px("x", 24) == 2 * margins.text_px("x", 12)
+
+
+def test_a_heatmap_gets_room_for_its_labels_titles_and_colour_bar() -> None:
+    fig = viz.attention_heatmap(WEIGHTS, ["a", "b", "c"])
+    m = fig.layout.margin
+    assert m.t == MARGIN["t"]  # the title's room is fixed, not estimated
+    assert m.l > MARGIN["l"] and m.b > MARGIN["b"]  # tick labels and the axis titles
+    assert m.r > MARGIN["r"]  # the colour bar
+    # Longer labels, more room on both token axes; the colour bar's room stays.
+    long = viz.attention_heatmap(WEIGHTS, ["a", "b", "extraordinarily"])
+    assert long.layout.margin.l > m.l
+    assert long.layout.margin.b > m.b
+    assert long.layout.margin.r == m.r
+
+
+def test_labels_are_measured_in_their_own_font_and_rotation() -> None:
+    axis = {"tickmode": "array", "ticktext": ["river", "bank"], "tickfont": {"size": 12}}
+    flat = margins.axis_room(axis, 14, horizontal_labels=False)
+    steep = margins.axis_room({**axis, "tickangle": -60}, 14, horizontal_labels=False)
+    across = margins.axis_room(axis, 14, horizontal_labels=True)
+    assert flat < steep  # standing up (rotated), a label needs more room than lying flat
+    assert flat < across  # a y axis's labels are laid across its room
+    bigger = margins.axis_room({**axis, "tickfont": {"size": 24}}, 14, horizontal_labels=True)
+    assert bigger > across
+    titled = margins.axis_room({**axis, "title": {"text": "key"}}, 14, horizontal_labels=True)
+    assert titled > across
+    assert margins.axis_room({**axis, "visible": False}, 14, horizontal_labels=True) == 0
+
+
+def test_a_colour_bar_title_wider_than_the_bar_takes_more_room() -> None:
+    plain = margins.colorbar_room({"thickness": 14}, 14)
+    assert margins.colorbar_room({"thickness": 14, "title": {"text": "w"}}, 14) == plain
+    wide = margins.colorbar_room({"thickness": 14, "title": {"text": "probability"}}, 14)
+    assert wide > plain
+
+
+def test_charts_it_cannot_estimate_keep_their_margins() -> None:
+    two = go.Figure([go.Scatter(y=[1, 2], name="a"), go.Scatter(y=[2, 1], name="b")])
+    assert margins.estimate(two.layout.to_plotly_json(), two.data) is None  # a legend
+    layout = {"xaxis": {}, "yaxis": {}, "xaxis2": {}, "yaxis2": {}, "margin": MARGIN}
+    assert margins.estimate(layout, []) is None  # subplots
+    right = {"yaxis": {"side": "right"}, "margin": MARGIN}
+    assert margins.estimate(right, []) is None
+
+
+def test_the_estimate_never_shrinks_the_margins_given() -> None:
+    layout = {
+        "margin": {"l": 300, "r": 300, "t": 60, "b": 300},
+        "yaxis": {"tickmode": "array", "ticktext": ["a"]},
+    }
+    heat = go.Heatmap(z=[[0.0]])
+    assert margins.estimate(layout, [heat]) == layout["margin"]
