@@ -60,10 +60,38 @@ def test_a_colour_bar_title_wider_than_the_bar_takes_more_room() -> None:
 def test_charts_it_cannot_estimate_keep_their_margins() -> None:
     two = go.Figure([go.Scatter(y=[1, 2], name="a"), go.Scatter(y=[2, 1], name="b")])
     assert margins.estimate(two.layout.to_plotly_json(), two.data) is None  # a legend
-    layout = {"xaxis": {}, "yaxis": {}, "xaxis2": {}, "yaxis2": {}, "margin": MARGIN}
-    assert margins.estimate(layout, []) is None  # subplots
     right = {"yaxis": {"side": "right"}, "margin": MARGIN}
     assert margins.estimate(right, []) is None
+    overlaid = {"yaxis": {}, "yaxis2": {"overlaying": "y"}, "margin": MARGIN}
+    assert margins.estimate(overlaid, []) is None
+    below = go.Heatmap(z=[[0.0]], colorbar={"orientation": "h", "y": -0.3})
+    assert margins.estimate({"margin": MARGIN}, [below]) is None
+
+
+def test_in_a_grid_only_the_bottom_row_and_first_column_take_margin_room() -> None:
+    labels = {"tickmode": "array", "ticktext": ["extraordinarily"], "tickangle": -90}
+    short = {"tickmode": "array", "ticktext": ["a"]}
+    layout = {
+        "margin": MARGIN,
+        "xaxis": {**short, "anchor": "y", "domain": [0, 0.5]},  # top left: its labels
+        "xaxis2": {**labels, "anchor": "y2", "domain": [0.5, 1]},  # top right  sit between
+        "yaxis": {**short, "anchor": "x", "domain": [0.5, 1]},  # rows, not in the margin
+        "yaxis2": {**labels, "anchor": "x2", "domain": [0.5, 1]},
+        "xaxis3": {**short, "anchor": "y3", "domain": [0, 0.5]},  # bottom left
+        "yaxis3": {**short, "anchor": "x3", "domain": [0, 0.5]},
+    }
+    bottom = margins.edge_axes(layout, "x")
+    left = margins.edge_axes(layout, "y")
+    assert bottom == [layout["xaxis3"]] and left == [layout["yaxis"], layout["yaxis3"]]
+    narrow = margins.estimate(layout, [])
+    layout["xaxis3"] = {**labels, "anchor": "y3", "domain": [0, 0.5]}
+    assert margins.estimate(layout, [])["b"] > narrow["b"]
+    # The three-panel input figure: the shared token axis on the left, one colour bar.
+    rng = np.random.default_rng(0)
+    fig = viz.embedding_plus_position(rng.normal(size=(3, 4)), rng.normal(size=(3, 4)),
+                                      ["a", "b", "extraordinarily"])  # fmt: skip
+    assert fig.layout.margin.l > margins.text_px("extraordinarily", 14) * 0.8
+    assert fig.layout.margin.r > MARGIN["r"] and fig.layout.margin.b > MARGIN["b"]
 
 
 def test_the_estimate_never_shrinks_the_margins_given() -> None:

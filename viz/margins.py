@@ -8,14 +8,16 @@ room is estimated from the labels' lengths, on the generous side, so the first d
 only one. `automargin` stays on: where an estimate falls short, Plotly still makes room (at
 the cost of that second draw), so nothing is ever clipped.
 
-Only charts with one x and one y axis and no legend are estimated; the others keep the
-margins they were given.
+Charts with a legend, an axis on the top or right or a colour bar below the plot are not
+estimated: they keep the margins they were given. In a grid of subplots the bottom row's
+x axes and the first column's y axes are the ones measured.
 """
 
 from __future__ import annotations
 
 import html
 import math
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
@@ -124,22 +126,43 @@ def _has_legend(layout: dict, traces: Sequence[object]) -> bool:
     return layout.get("showlegend") is True or sum(map(_in_legend, traces)) > 1
 
 
+AXIS = re.compile(r"^([xy])axis(\d*)$")
+
+
+def edge_axes(layout: dict, letter: str) -> list[dict] | None:
+    """The `letter` ("x" or "y") axes on the plot's bottom (x) or left (y) edge, whose
+    labels take margin room (in a grid of subplots: the bottom row's or the first
+    column's); None when an axis sits elsewhere (top, right, free, overlaid)."""
+    other = "y" if letter == "x" else "x"
+    out = []
+    for key, axis in layout.items():
+        found = AXIS.match(key)
+        if not found or found[1] != letter or not isinstance(axis, dict):
+            continue
+        anchor = str(axis.get("anchor") or other)
+        if axis.get("side") in ("top", "right") or axis.get("overlaying") or anchor == "free":
+            return None
+        domain = (layout.get(f"{other}axis{anchor[1:]}") or {}).get("domain") or [0, 1]
+        if domain[0] <= 0.001:
+            out.append(axis)
+    return out
+
+
 def estimate(layout: dict, traces: Sequence[object]) -> dict | None:
-    """Margins {l, r, t, b} at least `layout["margin"]` that hold the axes' labels and
-    titles and the colour bar; None for a chart this does not estimate (subplots, a legend,
-    axes on other sides)."""
-    axes = [key for key in layout if key.startswith(("xaxis", "yaxis"))]
-    if sorted(axes) not in (["xaxis", "yaxis"], ["xaxis"], ["yaxis"], []):
-        return None
-    x, y = layout.get("xaxis") or {}, layout.get("yaxis") or {}
-    if x.get("side") == "top" or y.get("side") == "right" or _has_legend(layout, traces):
+    """Margins {l, r, t, b} at least `layout["margin"]` that hold the edge axes' labels and
+    titles and the colour bar; None for a chart this does not estimate (a legend, axes on
+    the top or right, a horizontal colour bar)."""
+    bottom, left = edge_axes(layout, "x"), edge_axes(layout, "y")
+    if bottom is None or left is None or _has_legend(layout, traces):
         return None
     font = float((layout.get("font") or {}).get("size") or 12)
     base = dict(layout.get("margin") or {})
+    if any(bar.get("orientation") == "h" for bar in _colorbars(layout, traces)):
+        return None  # a colour bar lying below the plot: not estimated
     bars = [colorbar_room(bar, font) for bar in _colorbars(layout, traces)]
     need = {
-        "l": axis_room(y, font, horizontal_labels=True),
-        "b": axis_room(x, font, horizontal_labels=False),
+        "l": max((axis_room(y, font, horizontal_labels=True) for y in left), default=0.0),
+        "b": max((axis_room(x, font, horizontal_labels=False) for x in bottom), default=0.0),
         "r": max(bars, default=0.0),
     }
     out = dict(base)
