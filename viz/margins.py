@@ -2,7 +2,7 @@
 
 Plotly draws a chart with the margins it is given, then measures its tick labels, axis
 titles and colour bar (`automargin`) and, when they need more room, draws the whole chart
-a second time. With the shared 10-px margins that was every chart, on every new input: a
+a second time. With the shared 10-px margins that was nearly every chart, on every new input: a
 second full draw of each, about 20 ms a chart in Chromium (README, Benchmarks). Here the
 room is estimated from the labels' lengths, on the generous side, so the first draw is the
 only one. `automargin` stays on: where an estimate falls short, Plotly still makes room (at
