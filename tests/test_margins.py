@@ -101,3 +101,23 @@ def test_the_estimate_never_shrinks_the_margins_given() -> None:
     }
     heat = go.Heatmap(z=[[0.0]])
     assert margins.estimate(layout, [heat]) == layout["margin"]
+
+
+def test_a_zoomed_figure_has_room_for_its_larger_labels() -> None:
+    """A window of a long sentence draws its labels in a larger font (viz.zoom): the
+    margins grow with them, so estimating again asks for nothing more."""
+    n = 200
+    tokens = [f"token{i}" for i in range(n)]
+    full = viz.attention_heatmap(np.full((n, n), 1 / n), tokens)
+    zoomed = viz.zoom(viz.attention_heatmap(np.full((n, n), 1 / n), tokens), (0, 31))
+    assert zoomed.layout.yaxis.tickfont.size > full.layout.yaxis.tickfont.size
+    assert zoomed.layout.margin.l > full.layout.margin.l
+    again = margins.estimate(zoomed.layout.to_plotly_json(), zoomed.data)
+    assert again == zoomed.layout.margin.to_plotly_json()
+
+
+def test_a_title_given_as_plain_text_is_measured() -> None:
+    axis = {"tickmode": "array", "ticktext": ["a"]}
+    plain = margins.axis_room({**axis, "title": "key"}, 14, horizontal_labels=True)
+    assert plain == margins.axis_room({**axis, "title": {"text": "key"}}, 14, True)
+    assert plain > margins.axis_room(axis, 14, horizontal_labels=True)

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from viz.margins import TITLE_STANDOFF
 from viz.margins import estimate as estimate_margins
 
 # Colour scales: weights and probabilities live in [0, 1]; signed values are centred at 0.
@@ -118,7 +119,7 @@ _AXIS = {
     # 55 of a 20-token heatmap's 99 ms in Chromium (README, Benchmarks). Automargin already
     # makes room for the labels, so nothing is hidden by not checking.
     "ticklabeloverflow": "allow",
-    "title": {"standoff": 15},
+    "title": {"standoff": TITLE_STANDOFF},
 }
 # A small white template: plotly's own "plotly_white" is copied into every figure that names
 # it, which costs ~30 ms a figure; this one holds only what the figures here use.

@@ -21,6 +21,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+import plotly.graph_objects as go
+
 # Character widths in font sizes, measured in Chromium for Plotly's font (Open Sans):
 # "teacher" at 12 px is 46 px wide, "[BOS]" 34, "weight" at 17 px 58, "0.05" at 14 px 31.
 NARROW_EM = 0.56  # a lower-case letter, digit, space or sign
@@ -29,6 +31,7 @@ WIDE_EM = 1.0  # a CJK or Hangul character, or an emoji
 NUMBER = "−0.5"  # the tick label assumed on an axis of plain numbers
 LABEL_PAD = 5  # between tick labels and the plot
 TITLE_LINE = 1.3  # an axis title's height, in font sizes
+TITLE_STANDOFF = 15  # between tick labels and an axis title (the shared template's)
 BAR_TITLE_SCALE = 1.2  # a colour bar's title is drawn at 1.2 times the font size
 BAR_THICKNESS = 30  # Plotly's default colour bar thickness
 BAR_EXTRA = 38  # a colour bar's pads, its gap from the plot and the margin beyond it
@@ -50,11 +53,10 @@ def _widest(labels: Iterable[object], size: float) -> float:
     return max((text_px(label, size) for label in labels), default=0.0)
 
 
-def _title(axis: dict) -> tuple[str, float | None]:
+def _title(axis: dict) -> dict:
+    """An axis's or colour bar's title as a dict (Plotly also takes a plain string)."""
     title = axis.get("title") or {}
-    if isinstance(title, str):
-        return title, None
-    return title.get("text") or "", (title.get("font") or {}).get("size")
+    return {"text": title} if isinstance(title, str) else title
 
 
 def axis_room(axis: dict, font: float, horizontal_labels: bool) -> float:
@@ -77,10 +79,10 @@ def axis_room(axis: dict, font: float, horizontal_labels: bool) -> float:
             angle = math.radians(abs(float(axis.get("tickangle") or 0)))
             room = _widest(labels, size) * math.sin(angle) + size * 1.3 * math.cos(angle)
         room += LABEL_PAD
-    text, title_size = _title(axis)
-    if text:
-        standoff = (axis.get("title") or {}).get("standoff", 15)
-        room += standoff + TITLE_LINE * (title_size or font)
+    title = _title(axis)
+    if title.get("text"):
+        size = (title.get("font") or {}).get("size") or font
+        room += title.get("standoff", TITLE_STANDOFF) + TITLE_LINE * size
     return room
 
 
@@ -90,9 +92,10 @@ def colorbar_room(bar: dict, font: float) -> float:
     size = float((bar.get("tickfont") or {}).get("size") or font)
     thickness = float(bar.get("thickness") or BAR_THICKNESS)
     ticks = 0.0 if bar.get("showticklabels") is False else text_px(NUMBER, size)
-    text, title_size = _title(bar)
-    title = text_px(text, title_size or BAR_TITLE_SCALE * font) if text else 0.0
-    return BAR_EXTRA + max(thickness + ticks, title)
+    title = _title(bar)
+    size = (title.get("font") or {}).get("size") or BAR_TITLE_SCALE * font
+    wide = text_px(title["text"], size) if title.get("text") else 0.0
+    return BAR_EXTRA + max(thickness + ticks, wide)
 
 
 SCALES = ("heatmap", "contour", "histogram2d")  # traces with a colour bar, not in legends
@@ -126,6 +129,15 @@ def _has_legend(layout: dict, traces: Sequence[object]) -> bool:
     return layout.get("showlegend") is True or sum(map(_in_legend, traces)) > 1
 
 
+def refit(fig: go.Figure) -> go.Figure:
+    """Estimate again after a figure's axes changed (a zoom's larger tick font), in place;
+    margins only grow."""
+    margin = estimate(fig.layout.to_plotly_json(), fig.data)
+    if margin is not None:
+        fig.layout.margin = margin
+    return fig
+
+
 AXIS = re.compile(r"^([xy])axis(\d*)$")
 
 
@@ -157,13 +169,13 @@ def estimate(layout: dict, traces: Sequence[object]) -> dict | None:
         return None
     font = float((layout.get("font") or {}).get("size") or 12)
     base = dict(layout.get("margin") or {})
-    if any(bar.get("orientation") == "h" for bar in _colorbars(layout, traces)):
+    bars = _colorbars(layout, traces)
+    if any(bar.get("orientation") == "h" for bar in bars):
         return None  # a colour bar lying below the plot: not estimated
-    bars = [colorbar_room(bar, font) for bar in _colorbars(layout, traces)]
     need = {
         "l": max((axis_room(y, font, horizontal_labels=True) for y in left), default=0.0),
         "b": max((axis_room(x, font, horizontal_labels=False) for x in bottom), default=0.0),
-        "r": max(bars, default=0.0),
+        "r": max((colorbar_room(bar, font) for bar in bars), default=0.0),
     }
     out = dict(base)
     for side, pixels in need.items():

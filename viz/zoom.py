@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from viz._common import tick_font_size
+from viz.margins import refit
 
 
 def _positions(values: object) -> np.ndarray | None:
@@ -70,4 +71,4 @@ def zoom(
     if rows:
         fig.update_yaxes(range=[end + 0.5, start - 0.5], tickfont=font, autorange=False)
         fig.update_layout(height=max(300, min(2000, 22 * size + 140)))
-    return fig
+    return refit(fig)  # the window's labels are drawn larger: room for them (viz.margins)
