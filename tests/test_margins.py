@@ -121,3 +121,39 @@ def test_a_title_given_as_plain_text_is_measured() -> None:
     plain = margins.axis_room({**axis, "title": "key"}, 14, horizontal_labels=True)
     assert plain == margins.axis_room({**axis, "title": {"text": "key"}}, 14, True)
     assert plain > margins.axis_room(axis, 14, horizontal_labels=True)
+
+
+def test_a_row_of_panels_is_laid_out_as_plotly_lays_out_subplots() -> None:
+    """viz._common.panel_row stands in for make_subplots(rows=1, shared_yaxes=True): the
+    same domains, shared y axes and panel titles, compared with plotly's own layout."""
+    from plotly.subplots import make_subplots
+
+    from viz._common import panel_row
+
+    for widths, gap in (([0.75, 0.25], 0.03), ([1, 1, 1], 0.06)):
+        titles = [f"panel {i}" for i in range(len(widths))]
+        plotly = make_subplots(
+            rows=1, cols=len(widths), shared_yaxes=True, column_widths=list(widths),
+            horizontal_spacing=gap, subplot_titles=titles,
+        ).layout.to_plotly_json()  # fmt: skip
+        ours = panel_row(widths, gap, titles)
+        for key in [k for k in plotly if k[1:5] == "axis"]:
+            np.testing.assert_allclose(ours[key]["domain"], plotly[key]["domain"])
+            assert ours[key]["anchor"] == plotly[key]["anchor"]
+            assert ours[key].get("matches") == plotly[key].get("matches")
+        assert [(a["text"], round(a["x"], 9)) for a in ours["annotations"]] == [
+            (a["text"], round(a["x"], 9)) for a in plotly["annotations"]
+        ]
+
+
+def test_the_trajectory_keys_its_colours_between_its_panels_and_is_estimated() -> None:
+    """The layer trajectory's colour bar stands between the heatmap and the cosine panel
+    (in the plot area, so it needs no margin); its axes' room is estimated."""
+    fig = viz.layer_trajectory(np.ones((3, 8)), "bank", np.ones(3))
+    bar = fig.data[0].colorbar
+    assert fig.layout.xaxis.domain[1] < bar.x < fig.layout.xaxis2.domain[0]
+    assert bar.xanchor == "left"
+    assert fig.layout.margin.l > MARGIN["l"] and fig.layout.margin.b > MARGIN["b"]
+    assert fig.layout.margin.r == MARGIN["r"]  # nothing beyond the cosine panel
+    again = margins.estimate(fig.layout.to_plotly_json(), fig.data)
+    assert again == fig.layout.margin.to_plotly_json()

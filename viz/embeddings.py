@@ -8,7 +8,6 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz._common import (
     FONT_SIZE,
@@ -20,6 +19,7 @@ from viz._common import (
     figure_height,
     heatmap_trace,
     number_axis,
+    panel_row,
     token_axis,
 )
 
@@ -134,14 +134,9 @@ def layer_trajectory(
     check_length(list(cosine), stages, "cos_to_input")
     names = ["input"] + [f"layer {i}" for i in range(1, stages)]
 
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        shared_yaxes=True,
-        column_widths=[0.75, 0.25],
-        horizontal_spacing=0.03,
-        subplot_titles=("vector per layer", "cosine to input"),
-    )
+    # The colour bar stands in the gap between the heatmap and the cosine panel, beside
+    # the numbers it keys (in the plot area: no margin to make room for, no second draw).
+    layout = panel_row([0.66, 0.2], 0.14, ("vector per layer", "cosine to input"))
     heatmap = heatmap_trace(
         matrix,
         names,
@@ -151,36 +146,34 @@ def layer_trajectory(
         text_auto=False,
     )
     heatmap.colorbar = {
-        "orientation": "h",
-        "x": 0.37,
-        "y": -0.3,
-        "len": 0.6,
+        "x": layout["xaxis"]["domain"][1] + 0.01,
+        "xanchor": "left",
+        "y": 0.5,
+        "len": 1.0,
         "thickness": 12,
-        "yanchor": "top",
     }
-    fig.add_trace(heatmap, row=1, col=1)
-    fig.add_trace(
-        go.Scatter(
-            x=cosine,
-            y=list(range(stages)),
-            mode="lines+markers",
-            marker={"size": 9, "color": "#d62728"},
-            line={"width": 2, "color": "#d62728"},
-            customdata=names,
-            hovertemplate="%{customdata}: cosine to input %{x:.3f}<extra></extra>",
-            showlegend=False,
-        ),
-        row=1,
-        col=2,
+    cosine_line = go.Scatter(
+        x=cosine,
+        y=list(range(stages)),
+        xaxis="x2",
+        yaxis="y2",
+        mode="lines+markers",
+        marker={"size": 9, "color": "#d62728"},
+        line={"width": 2, "color": "#d62728"},
+        customdata=names,
+        hovertemplate="%{customdata}: cosine to input %{x:.3f}<extra></extra>",
+        showlegend=False,
     )
     low = min(0.0, float(np.nanmin(cosine))) if cosine.size else 0.0
-    fig.update_xaxes(number_axis("dimension"), row=1, col=1)
-    fig.update_xaxes({"range": [low - 0.05, 1.05], "title": {"text": "cosine"}}, row=1, col=2)
-    fig.update_yaxes(token_axis(names, vertical=True), row=1, col=1)
+    layout["xaxis"].update(number_axis("dimension"))
+    layout["xaxis2"].update(range=[low - 0.05, 1.05], title={"text": "cosine"})
+    layout["yaxis"].update(token_axis(names, vertical=True))
+    fig = go.Figure([heatmap, cosine_line])
     apply_layout(
         fig,
         title or f"'{token}' through the layers",
-        figure_height(stages, row_px=40, extra=200),
-        margin={"l": 10, "r": 10, "t": 80, "b": 110},
+        figure_height(stages, row_px=40, extra=150),
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        **layout,
     )
     return fig

@@ -117,6 +117,13 @@ def _colorbars(layout: dict, traces: Sequence[object]) -> list[dict]:
     return bars
 
 
+def _at_right(bar: dict) -> bool:
+    """Whether a colour bar stands right of the plot (Plotly's default, x=1.02), where it
+    needs margin; one placed in the plot area (x < 1, e.g. between two panels) needs none."""
+    x = bar.get("x")
+    return x is None or float(x) >= 1.0
+
+
 def _in_legend(trace: object) -> bool:
     """Whether a legend lists the trace (colour-scale traces are not listed by default)."""
     shown = getattr(trace, "showlegend", None)
@@ -175,7 +182,7 @@ def estimate(layout: dict, traces: Sequence[object]) -> dict | None:
     need = {
         "l": max((axis_room(y, font, horizontal_labels=True) for y in left), default=0.0),
         "b": max((axis_room(x, font, horizontal_labels=False) for x in bottom), default=0.0),
-        "r": max((colorbar_room(bar, font) for bar in bars), default=0.0),
+        "r": max((colorbar_room(bar, font) for bar in bars if _at_right(bar)), default=0.0),
     }
     out = dict(base)
     for side, pixels in need.items():

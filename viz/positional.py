@@ -8,7 +8,6 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from viz._common import (
     SIGNED_SCALE,
@@ -18,6 +17,7 @@ from viz._common import (
     figure_height,
     heatmap_trace,
     number_axis,
+    panel_row,
     signed_limit,
     token_axis,
 )
@@ -199,9 +199,8 @@ def embedding_plus_position(
     dims = [str(j) for j in range(embedding.shape[1])]
     names = ("token embedding", "positional encoding", "input")
 
-    fig = make_subplots(
-        rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.06, subplot_titles=names
-    )
+    layout = panel_row([1, 1, 1], 0.06, names)
+    traces = []
     for col, (name, values) in enumerate(zip(names, (embedding, position, total), strict=True)):
         trace = heatmap_trace(
             values,
@@ -215,13 +214,16 @@ def embedding_plus_position(
             text_auto=False,
             coloraxis="coloraxis",
         )
-        fig.add_trace(trace, row=1, col=col + 1)
-        fig.update_xaxes(number_axis("dimension"), row=1, col=col + 1)
-    fig.update_yaxes(token_axis(tokens, vertical=True), row=1, col=1)
+        n = "" if col == 0 else str(col + 1)
+        trace.update(xaxis=f"x{n}", yaxis=f"y{n}")
+        traces.append(trace)
+        layout[f"xaxis{n}"].update(number_axis("dimension"))
+    layout["yaxis"].update(token_axis(tokens, vertical=True))
+    fig = go.Figure(traces)
 
     limit = signed_limit(embedding, position, total)
-    domains = [fig.layout[f"xaxis{'' if i == 1 else i}"].domain for i in (1, 2, 3)]
-    annotations = list(fig.layout.annotations)
+    domains = [layout[f"xaxis{n}"]["domain"] for n in ("", "2", "3")]
+    annotations = layout.pop("annotations")
     for sign, left, right in (("+", domains[0], domains[1]), ("=", domains[1], domains[2])):
         annotations.append(
             {
@@ -247,5 +249,6 @@ def embedding_plus_position(
         },
         annotations=annotations,
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        **layout,
     )
     return fig
