@@ -4,8 +4,11 @@ the estimated ones) is checked in tests/e2e/test_pages.py."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 
 import viz
 from viz import margins
@@ -154,6 +157,70 @@ def test_the_trajectory_keys_its_colours_between_its_panels_and_is_estimated() -
     assert fig.layout.xaxis.domain[1] < bar.x < fig.layout.xaxis2.domain[0]
     assert bar.xanchor == "left"
     assert fig.layout.margin.l > MARGIN["l"] and fig.layout.margin.b > MARGIN["b"]
-    assert fig.layout.margin.r == MARGIN["r"]  # nothing beyond the cosine panel
+    # Right of the cosine panel: room for its last x label only, none for a colour bar.
+    label = margins.overhang_room(fig.layout.xaxis2.to_plotly_json(), 14, "r")
+    assert fig.layout.margin.r == math.ceil(label + margins.EXTRA_PX)
     again = margins.estimate(fig.layout.to_plotly_json(), fig.data)
     assert again == fig.layout.margin.to_plotly_json()
+
+
+def _scatter_with_legend(names: list[str], y: float = -0.15, **legend: object) -> go.Figure:
+    fig = go.Figure([go.Scatter(x=[0, 1], y=[0, 1], name=name) for name in names])
+    fig.update_layout(
+        height=500, margin={"l": 10, "r": 10, "t": 60, "b": 10}, showlegend=True,
+        legend={"orientation": "h", "y": y, **legend},
+    )  # fmt: skip
+    return fig
+
+
+def test_a_legend_below_the_plot_gets_the_room_plotly_hangs_it_in() -> None:
+    """b = (G + |y| (H - t)) / (1 + |y|): Plotly hangs the legend |y| plot heights below the
+    plot. One row of two short names (G = 42 px at 14 px): 94 px, as Chromium drew it."""
+    layout = _scatter_with_legend(["sentence", "neighbour"]).layout.to_plotly_json()
+    traces = go.Figure(_scatter_with_legend(["sentence", "neighbour"])).data
+    assert abs(margins.legend_room(layout, traces, 14) - 93.9) < 0.5
+    # Names too long for one row stand in columns as wide as the widest: three rows here,
+    # each 21 px more legend (18 px more margin, the plot shrinking with it).
+    names = ["sentence", "selected: bank", "nearest to bank in the vocabulary"]
+    long = _scatter_with_legend(names)
+    room = margins.legend_room(long.layout.to_plotly_json(), long.data, 14)
+    assert room == pytest.approx(93.9 + 2 * 21 / 1.15, abs=0.5)
+    # Hung lower, more room; a legend above or beside the plot is not estimated.
+    lower = _scatter_with_legend(["sentence", "neighbour"], y=-0.3)
+    assert margins.legend_room(lower.layout.to_plotly_json(), lower.data, 14) > 94
+    above = _scatter_with_legend(["sentence", "neighbour"], y=1.1)
+    assert margins.legend_room(above.layout.to_plotly_json(), above.data, 14) is None
+    assert margins.estimate(above.layout.to_plotly_json(), above.data) is None
+
+
+def test_the_embedding_map_is_estimated_with_its_legend() -> None:
+    fig = viz.embedding_map(np.eye(3)[:, :2], ["a", "b", "c"], ["sentence", "x", "sentence"])
+    need = margins.legend_room(fig.layout.to_plotly_json(), fig.data, 14)
+    assert fig.layout.margin.b >= need + margins.EXTRA_PX
+    assert fig.layout.margin.l > MARGIN["l"]  # the y axis title and labels, estimated too
+
+
+def test_x_labels_reaching_past_the_plot_get_room_beside_it() -> None:
+    """A chart with no y labels still needs room for its first slanted x label (which ends
+    at its tick), and an upright label centred on the last tick reaches past the right."""
+    axis = {"tickmode": "array", "ticktext": ["patch 0,0", "b"], "tickangle": -45}
+    first = margins.text_px("patch 0,0", 14)
+    assert margins.overhang_room(axis, 14, "l") > first * 0.7
+    assert margins.overhang_room(axis, 14, "r") == 0.0
+    steep = {**axis, "tickangle": -90}
+    assert margins.overhang_room(steep, 14, "l") == pytest.approx(margins.LABEL_PAD)
+    upright = {**axis, "tickangle": 0}
+    assert margins.overhang_room(upright, 14, "r") == pytest.approx(first / 2 + margins.LABEL_PAD)
+    numbers = margins.overhang_room({}, 14, "r")  # a plain numeric axis: "−0.5" at most
+    assert numbers == pytest.approx(margins.text_px(margins.NUMBER, 14) / 2 + margins.LABEL_PAD)
+
+
+def test_short_labels_too_wide_for_a_narrow_plot_are_slanted_before_drawing() -> None:
+    """Left to Plotly, labels that overlap are slanted after a first draw (a second draw
+    with more room); token_axis slants them itself when they would not fit a narrow plot."""
+    from viz._common import token_axis
+
+    assert token_axis(["[BOS]", "the", "cat", "[EOS]"]).get("tickangle") is None
+    assert token_axis(["[BOS]", "i", "go", "to", "school", "[EOS]"])["tickangle"] == -30
+    assert token_axis(["[BOS]"] * 9)["tickangle"] == -60
+    assert "tickangle" not in token_axis(["[BOS]", "i", "go", "to", "school"], vertical=True)

@@ -31,7 +31,7 @@ def test_the_layer_head_grid_is_built_only_when_opened() -> None:
 
 def test_the_app_sends_a_hidden_plotly_chart_before_anything_else() -> None:
     """app.py's first element is the hidden chart that makes a fresh browser load Plotly
-    while the page is still computed (ui.figures.preload_plotly)."""
+    while the page is still computed (ui.preload.preload_plotly)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not at.exception
     assert at.main.children[0].key == "plotly_preload", "the first element of the page"

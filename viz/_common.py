@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
-from viz.margins import TITLE_STANDOFF
+from viz.margins import TITLE_STANDOFF, text_px
 from viz.margins import estimate as estimate_margins
 
 # Colour scales: weights and probabilities live in [0, 1]; signed values are centred at 0.
@@ -33,6 +33,7 @@ EXTRA_PX = 120
 # projector) and takes off its token labels and colour bar (plot_width). Measured at
 # 1280x720: charts 308-387 px wide, their plot areas 104-217 px.
 COLUMN_PX = 340
+NARROW_PLOT_PX = 200  # a plot area that narrow still shows a few short labels side by side
 CELL_FONT_MIN = 9  # below this a number is unreadable on a projector: hover only
 CHAR_EM = 0.6  # width of a digit, sign or point, in font sizes (Arial's digits: 0.556)
 CELL_PAD_PX = 4
@@ -92,6 +93,12 @@ def token_axis(
         axis["autorange"] = "reversed"
     elif n > 8 or max((len(str(label)) for label in labels), default=0) > 6:
         axis["tickangle"] = -60
+    elif n * max((text_px(t, tick_font_size(n)) for t in axis["ticktext"]), default=0) > (
+        NARROW_PLOT_PX
+    ):
+        # Too wide side by side for a narrow plot: slanted here, not by Plotly after a
+        # first draw (its automatic angle is known only once drawn: viz.margins).
+        axis["tickangle"] = -30
     if title is not None:
         axis["title"] = {"text": escape(title)}
     return axis

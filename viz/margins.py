@@ -8,8 +8,9 @@ room is estimated from the labels' lengths, on the generous side, so the first d
 only one. `automargin` stays on: where an estimate falls short, Plotly still makes room (at
 the cost of that second draw), so nothing is ever clipped.
 
-Charts with a legend, an axis on the top or right or a colour bar below the plot are not
-estimated: they keep the margins they were given. In a grid of subplots the bottom row's
+Charts with a legend beside or above the plot, an axis on the top or right or a colour bar
+below the plot are not estimated: they keep the margins they were given (a horizontal
+legend below the plot is). In a grid of subplots the bottom row's
 x axes and the first column's y axes are the ones measured.
 """
 
@@ -36,6 +37,15 @@ BAR_TITLE_SCALE = 1.2  # a colour bar's title is drawn at 1.2 times the font siz
 BAR_THICKNESS = 30  # Plotly's default colour bar thickness
 BAR_EXTRA = 38  # a colour bar's pads, its gap from the plot and the margin beyond it
 EXTRA_PX = 12  # added to every estimate: a little more room than measured
+# A horizontal legend below the plot, measured in Chromium: its entries (the text and
+# about 55 px of symbol and gaps each) stand in one row when they fit the plot's width,
+# else in columns as wide as the widest entry. The server does not know the width: rows
+# are counted for a plot 380 px wide (the embedding map's, in a 3/5 column at 1280 px);
+# narrower, Plotly makes the room. A row is 1.5 font sizes high, plus pads.
+LEGEND_WRAP_PX = 380
+LEGEND_ENTRY_PX = 55
+LEGEND_ROW_EM = 1.5
+LEGEND_PAD_PX = 21
 
 
 def text_px(text: object, size: float) -> float:
@@ -86,6 +96,25 @@ def axis_room(axis: dict, font: float, horizontal_labels: bool) -> float:
     return room
 
 
+def overhang_room(axis: dict, font: float, side: str) -> float:
+    """Pixels an x axis's tick labels may reach past the plot's `side` ("l" or "r"): half
+    the widest upright label, centred on an end tick; or, for labels slanted up to the right
+    (each ends at its tick), the first one's width, on the left only."""
+    angle = float(axis.get("tickangle") or 0)
+    shown = axis.get("visible") is not False and axis.get("showticklabels") is not False
+    labels: Sequence[object] = [NUMBER]
+    if axis.get("tickmode") == "array":
+        labels = axis.get("ticktext") or []
+    if not shown or not len(labels) or angle > 0:
+        return 0.0
+    size = float((axis.get("tickfont") or {}).get("size") or font)
+    if angle == 0:
+        return _widest(labels, size) / 2 + LABEL_PAD
+    if side == "r":
+        return 0.0
+    return text_px(labels[0], size) * abs(math.cos(math.radians(angle))) + LABEL_PAD
+
+
 def colorbar_room(bar: dict, font: float) -> float:
     """Pixels a vertical colour bar at the plot's right needs: the bar and its tick labels,
     or its title above them when that is wider."""
@@ -122,6 +151,40 @@ def _at_right(bar: dict) -> bool:
     needs margin; one placed in the plot area (x < 1, e.g. between two panels) needs none."""
     x = bar.get("x")
     return x is None or float(x) >= 1.0
+
+
+def legend_room(layout: dict, traces: Sequence[object], font: float) -> float | None:
+    """Pixels of bottom margin a horizontal legend below the plot needs, or None for a
+    legend placed anywhere else (not estimated).
+
+    Plotly hangs it from y (a fraction of the plot's height, below 0), so the margin must
+    hold that part of the plot's height too: b = (G + |y| (H - t)) / (1 + |y|) for a legend
+    G pixels high in a chart H pixels high with top margin t (checked against the margins
+    Chromium draws for 1-6 entries, 400-700 px wide and high)."""
+    legend = layout.get("legend") or {}
+    y = legend.get("y")
+    below = legend.get("orientation") == "h" and y is not None and float(y) < 0
+    anchored = legend.get("yanchor", "auto") in ("auto", "top") and legend.get("yref") in (
+        None,
+        "paper",
+    )
+    height = layout.get("height")
+    if not (below and anchored and height):
+        return None
+    size = float((legend.get("font") or {}).get("size") or font)
+    entries = [
+        text_px(getattr(trace, "name", "") or "", size) + LEGEND_ENTRY_PX
+        for trace in traces
+        if _in_legend(trace)
+    ]
+    rows = 1
+    if sum(entries) > LEGEND_WRAP_PX:
+        columns = max(1, int(LEGEND_WRAP_PX // max(entries)))
+        rows = math.ceil(len(entries) / columns)
+    legend_px = LEGEND_PAD_PX + rows * LEGEND_ROW_EM * size
+    drop = abs(float(y))
+    top = float((layout.get("margin") or {}).get("t") or 0)
+    return (legend_px + drop * (float(height) - top)) / (1 + drop)
 
 
 def _in_legend(trace: object) -> bool:
@@ -169,20 +232,31 @@ def edge_axes(layout: dict, letter: str) -> list[dict] | None:
 
 def estimate(layout: dict, traces: Sequence[object]) -> dict | None:
     """Margins {l, r, t, b} at least `layout["margin"]` that hold the edge axes' labels and
-    titles and the colour bar; None for a chart this does not estimate (a legend, axes on
-    the top or right, a horizontal colour bar)."""
+    titles, the colour bar and a legend below the plot; None for a chart this does not
+    estimate (a legend elsewhere, axes on the top or right, a horizontal colour bar)."""
     bottom, left = edge_axes(layout, "x"), edge_axes(layout, "y")
-    if bottom is None or left is None or _has_legend(layout, traces):
+    if bottom is None or left is None:
         return None
     font = float((layout.get("font") or {}).get("size") or 12)
+    legend = legend_room(layout, traces, font) if _has_legend(layout, traces) else 0.0
+    if legend is None:
+        return None  # a legend beside or above the plot: not estimated
     base = dict(layout.get("margin") or {})
     bars = _colorbars(layout, traces)
     if any(bar.get("orientation") == "h" for bar in bars):
         return None  # a colour bar lying below the plot: not estimated
     need = {
-        "l": max((axis_room(y, font, horizontal_labels=True) for y in left), default=0.0),
-        "b": max((axis_room(x, font, horizontal_labels=False) for x in bottom), default=0.0),
-        "r": max((colorbar_room(bar, font) for bar in bars if _at_right(bar)), default=0.0),
+        "l": max(
+            max((axis_room(y, font, horizontal_labels=True) for y in left), default=0.0),
+            max((overhang_room(x, font, "l") for x in bottom), default=0.0),
+        ),
+        "b": max(
+            legend, max((axis_room(x, font, horizontal_labels=False) for x in bottom), default=0)
+        ),
+        "r": max(
+            max((colorbar_room(bar, font) for bar in bars if _at_right(bar)), default=0.0),
+            max((overhang_room(x, font, "r") for x in bottom), default=0.0),
+        ),
     }
     out = dict(base)
     for side, pixels in need.items():

@@ -100,19 +100,20 @@ def test_page_from_shared_url_renders_and_follows_typing(
 
 
 # Heatmaps whose margins are estimated before drawing (viz.margins), by page.
-ESTIMATED = {
+ESTIMATED = {  # heatmaps, and charts with a legend below or a colour bar between panels
     "attention": ("att_head_map", "att_mean_map"),
     "causal": ("causal_mask", "causal_attention"),
-    "tokens": ("tok_embeddings", "tok_cosine"),
+    "positional": ("pos_sum", "pos_waves"),
+    "tokens": ("tok_embeddings", "tok_cosine", "tok_map", "tok_trajectory"),
 }
 
 
 @pytest.mark.parametrize("page_key", sorted(ESTIMATED))
-def test_heatmaps_are_drawn_once_in_the_margins_given(
+def test_charts_are_drawn_once_in_the_margins_given(
     app_server, page, tokenizers, page_key
 ) -> None:
-    """The token heatmaps come with margins that already hold their labels, axis titles and
-    colour bar: Plotly grows none of them, so it draws each once on a new sentence, not a
+    """The charts come with margins that already hold their labels, axis titles, colour bar
+    and legend: Plotly grows none of them, so it draws each once on a new sentence, not a
     second time to make room (README, Benchmarks)."""
     harness.open_app(page, url(app_server, page_key, sentence=SHARED), charts=True)
     type_sentence(page, TYPED)
