@@ -176,9 +176,10 @@ def _scatter_with_legend(names: list[str], y: float = -0.15, **legend: object) -
 def test_a_legend_below_the_plot_gets_the_room_plotly_hangs_it_in() -> None:
     """b = (G + |y| (H - t)) / (1 + |y|): Plotly hangs the legend |y| plot heights below the
     plot. One row of two short names (G = 42 px at 14 px): 94 px, as Chromium drew it."""
-    layout = _scatter_with_legend(["sentence", "neighbour"]).layout.to_plotly_json()
-    traces = go.Figure(_scatter_with_legend(["sentence", "neighbour"])).data
-    assert abs(margins.legend_room(layout, traces, 14) - 93.9) < 0.5
+    short = _scatter_with_legend(["sentence", "neighbour"])
+    assert margins.legend_room(short.layout.to_plotly_json(), short.data, 14) == pytest.approx(
+        93.9, abs=0.5
+    )
     # Names too long for one row stand in columns as wide as the widest: three rows here,
     # each 21 px more legend (18 px more margin, the plot shrinking with it).
     names = ["sentence", "selected: bank", "nearest to bank in the vocabulary"]

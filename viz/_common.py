@@ -167,24 +167,31 @@ def apply_layout(fig: go.Figure, title: str, height: int, **extra: object) -> go
     return fig
 
 
+def panel_axes(i: int) -> tuple[str, str]:
+    """The x and y axes of panel i of a `panel_row`, as a trace names them ("x", "y"; then
+    "x2", "y2", ...); the layout's keys are "xaxis" + the number ("xaxis", "xaxis2")."""
+    n = str(i + 1) if i else ""
+    return f"x{n}", f"y{n}"
+
+
 def panel_row(widths: Sequence[float], gap: float, titles: Sequence[str]) -> dict:
     """Layout of panels side by side on one shared y axis, each titled above: what
     plotly's make_subplots(rows=1, shared_yaxes=True) lays out, without its cost (8 ms a
     figure, most of a two-panel figure's build). The x axes x, x2, ... split the width
     left after the gaps (`gap`, a fraction of it, between panels) in proportion to
     `widths`; the y axes y2, y3, ... match y and hide their labels. Panel i's traces go on
-    xaxis=f"x{i + 1}", yaxis=f"y{i + 1}" (the first panel's on "x", "y")."""
+    its `panel_axes(i)`."""
     free = 1.0 - gap * (len(widths) - 1)
     total = float(sum(widths))
     layout: dict = {"annotations": []}
     start = 0.0
     for i, (width, title) in enumerate(zip(widths, titles, strict=True)):
-        n = "" if i == 0 else str(i + 1)
+        x, y = panel_axes(i)
         end = min(1.0, start + free * width / total)
-        layout[f"xaxis{n}"] = {"anchor": f"y{n}", "domain": [start, end]}
-        layout[f"yaxis{n}"] = {"anchor": f"x{n}", "domain": [0.0, 1.0]}
+        layout[f"xaxis{x[1:]}"] = {"anchor": y, "domain": [start, end]}
+        layout[f"yaxis{y[1:]}"] = {"anchor": x, "domain": [0.0, 1.0]}
         if i:
-            layout[f"yaxis{n}"].update(matches="y", showticklabels=False)
+            layout[f"yaxis{y[1:]}"].update(matches="y", showticklabels=False)
         layout["annotations"].append(
             {
                 "text": escape(title),

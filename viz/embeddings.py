@@ -19,6 +19,7 @@ from viz._common import (
     figure_height,
     heatmap_trace,
     number_axis,
+    panel_axes,
     panel_row,
     token_axis,
 )
@@ -152,11 +153,12 @@ def layer_trajectory(
         "len": 1.0,
         "thickness": 12,
     }
+    cosine_x, cosine_y = panel_axes(1)  # the second panel: layout keys xaxis2, yaxis2
     cosine_line = go.Scatter(
         x=cosine,
         y=list(range(stages)),
-        xaxis="x2",
-        yaxis="y2",
+        xaxis=cosine_x,
+        yaxis=cosine_y,
         mode="lines+markers",
         marker={"size": 9, "color": "#d62728"},
         line={"width": 2, "color": "#d62728"},

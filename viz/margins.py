@@ -160,7 +160,7 @@ def legend_room(layout: dict, traces: Sequence[object], font: float) -> float | 
     Plotly hangs it from y (a fraction of the plot's height, below 0), so the margin must
     hold that part of the plot's height too: b = (G + |y| (H - t)) / (1 + |y|) for a legend
     G pixels high in a chart H pixels high with top margin t (checked against the margins
-    Chromium draws for 1-6 entries, 400-700 px wide and high)."""
+    Chromium drew for 2, 3 and 6 entries, charts 400 and 700 px wide, 400-700 px high)."""
     legend = layout.get("legend") or {}
     y = legend.get("y")
     below = legend.get("orientation") == "h" and y is not None and float(y) < 0

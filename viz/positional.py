@@ -17,6 +17,7 @@ from viz._common import (
     figure_height,
     heatmap_trace,
     number_axis,
+    panel_axes,
     panel_row,
     signed_limit,
     token_axis,
@@ -200,7 +201,7 @@ def embedding_plus_position(
     names = ("token embedding", "positional encoding", "input")
 
     layout = panel_row([1, 1, 1], 0.06, names)
-    traces = []
+    traces, domains = [], []
     for col, (name, values) in enumerate(zip(names, (embedding, position, total), strict=True)):
         trace = heatmap_trace(
             values,
@@ -214,15 +215,15 @@ def embedding_plus_position(
             text_auto=False,
             coloraxis="coloraxis",
         )
-        n = "" if col == 0 else str(col + 1)
-        trace.update(xaxis=f"x{n}", yaxis=f"y{n}")
+        x, y = panel_axes(col)
+        trace.update(xaxis=x, yaxis=y)
         traces.append(trace)
-        layout[f"xaxis{n}"].update(number_axis("dimension"))
+        layout[f"xaxis{x[1:]}"].update(number_axis("dimension"))
+        domains.append(layout[f"xaxis{x[1:]}"]["domain"])
     layout["yaxis"].update(token_axis(tokens, vertical=True))
     fig = go.Figure(traces)
 
     limit = signed_limit(embedding, position, total)
-    domains = [layout[f"xaxis{n}"]["domain"] for n in ("", "2", "3")]
     annotations = layout.pop("annotations")
     for sign, left, right in (("+", domains[0], domains[1]), ("=", domains[1], domains[2])):
         annotations.append(
