@@ -2,13 +2,18 @@
 
 import streamlit as st
 
-import analysis
 import model
 import viz
 from ui import cache, generate, training
 from ui.figures import chart
 from ui.frame import View, frame
-from ui.show import download_csv, download_json, layer_head, window_picker
+from ui.show import (
+    download_csv,
+    keep_state,
+    lazy_tabs,
+    token_labels,
+    window_picker,
+)
 
 view = frame(
     "causal",
@@ -20,31 +25,39 @@ view = frame(
 )
 t, key = view.trace, view.key
 
-# The causal mask, and what it does to the attention
-st.subheader("The causal mask")
-window = window_picker(len(t.tokens), "causal_window")
-n = len(t.tokens)
-left, right = st.columns(2)
-with left:
-    mask = model.additive_mask(model.causal_mask(n))
-    chart("causal_mask", key, viz.causal_mask_figure, mask, t.tokens, window=window,
-          filename="causal_mask")  # fmt: skip
-with right:
-    chart(
-        "causal_attention", key, viz.attention_heatmap, t.layers[0].attention.mean(axis=0),
-        t.tokens, title="layer 1, average of the heads: zero above the diagonal",
-        window=window, filename="causal_attention",
-    )  # fmt: skip
-st.caption(
-    "Query i (row) may look at keys 0..i only: softmax(scores + mask) gives exactly 0 "
-    "weight to every later token."
-)
-
-training.gpt_targets(view)
+SECTIONS = ("The causal mask", "The next token, then generation", "How it learns")
 
 
-# The next token (its controls rerun only this part)
-@st.fragment
+def causal_mask(view: View) -> None:
+    """The causal mask, and what it does to the attention."""
+    t, key = view.trace, view.key
+    st.subheader("The causal mask")
+    window = window_picker(len(t.tokens), "causal_window")
+    n = len(t.tokens)
+    left, right = st.columns(2)
+    with left:
+        mask = model.additive_mask(model.causal_mask(n))
+        chart("causal_mask", key, viz.causal_mask_figure, mask, t.tokens, window=window,
+              filename="causal_mask")  # fmt: skip
+    weights = t.layers[0].attention.mean(axis=0)
+    with right:
+        chart(
+            "causal_attention", key, viz.attention_heatmap, weights, t.tokens,
+            title="layer 1, average of the heads: zero above the diagonal", window=window,
+            filename="causal_attention",
+        )  # fmt: skip
+    st.caption(
+        "Query i (row) may look at keys 0..i only: softmax(scores + mask) gives exactly 0 "
+        "weight to every later token."
+    )
+    labels = token_labels(t.tokens)
+    download_csv("Layer 1 attention, average of the heads (CSV)", weights, labels, labels,
+                 "causal_dl_attention", "causal_attention_L1.csv")  # fmt: skip
+
+
+
+
+# The next token
 def next_token(view: View) -> None:
     t, name, device = view.trace, view.model_name, view.device
     st.subheader("The next token")
@@ -64,63 +77,24 @@ def next_token(view: View) -> None:
     )  # fmt: skip
 
 
-next_token(view)
+
+def writing(view: View) -> None:
+    """The next token's distribution, and the text written with the same settings."""
+    next_token(view)
+    generate.generation(view)
 
 
-# Step-by-step generation (buttons and pickers rerun only this part)
+# Three sections in tabs: only the open one is computed and drawn, and its buttons and
+# pickers rerun only this part (a fragment).
 @st.fragment
-def generation(view: View) -> None:
-    name, device = view.model_name, view.device
-    st.subheader("Generate, one token at a time")
-    gen = generate.generation_for([int(i) for i in view.trace.ids])
-    eos = cache.special_ids(name, device)["[EOS]"]
-    c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
-    seed = c1.number_input(
-        "Seed", 0, 2**31 - 1, 0, key="gen_seed",
-        help="The same seed and the same settings always write the same text.",
-    )  # fmt: skip
-    done = generate.ended(gen, eos)
-    add = 1 if c2.button("Next token", key="gen_next", type="primary", disabled=done) else 0
-    add = 10 if c3.button("+10 tokens", key="gen_more", disabled=done) else add
-    if c4.button("Start over", key="gen_reset"):
-        gen["steps"] = []
-    generate.extend(gen, add, int(seed), generate.current_settings(), name, device)
-    if not gen["steps"]:
-        st.info("Press **Next token** to let the model write.", icon="▶️")
-        return
-
-    ids = generate.all_ids(gen)
-    text = view.model.decode(ids)
-    st.code(text, language=None, wrap_lines=True)
-    gt = cache.get_trace_ids(tuple(ids), name, device)
-    where = (name, device, tuple(ids), len(gen["steps"]))
-    new = list(range(max(0, len(gt.tokens) - len(gen["steps"])), len(gt.tokens)))
-    chart(
-        "gen_strip", where, viz.token_strip, gt.tokens, gt.ids,
-        title="prompt + generated (orange)", highlight=new, filename="generated_tokens",
-    )  # fmt: skip
-    if generate.ended(gen, eos):
-        st.caption("The model wrote [EOS]: it considers the text finished.")
-
-    layer, head, label = layer_head("gen", gt.n_layers, gt.n_heads)
-    row = analysis.head_weights(gt, layer, head)[-1]
-    last = len(gt.tokens) - 1
-    chart(
-        "gen_row", (where, layer, head), viz.attention_row, row, gt.tokens, gt.tokens[-1],
-        query_index=last, title=f"the new token “{gt.tokens[-1]}” attends to… ({label})",
-        filename="new_token_attention",
-    )  # fmt: skip
-    st.dataframe(
-        [
-            {"step": i + 1, "token": s["token"], "probability": round(s["probability"], 4)}
-            for i, s in enumerate(gen["steps"])
-        ],
-        hide_index=True,
-        height=220,
-    )
-    record = {"prompt": view.sentence, "model": name, "seed": int(seed)}
-    record |= {"steps": gen["steps"], "text": text}
-    download_json("Generation (JSON)", record, "gen_dl_json", "generation.json")
+def sections(view: View) -> None:
+    keep_state("causal_window", "causal_temp", "causal_topk", "causal_topp", "causal_bars")
+    keep_state("gen_seed", "gen_layer", "gen_head")
+    tabs = lazy_tabs(SECTIONS, "causal_section")
+    for tab, section in zip(tabs, (causal_mask, writing, training.gpt_targets), strict=True):
+        if tab.open:
+            with tab:
+                section(view)
 
 
-generation(view)
+sections(view)

@@ -8,8 +8,8 @@ from model import Trace
 from ui import cache
 from ui.figures import chart
 from ui.frame import open_page
-from ui.show import download_csv, download_json, layer_head
-from ui.translation import BANKS, reference, translated
+from ui.show import download_csv, download_json, keep_state, layer_head, lazy_tabs
+from ui.translation import reference, translated, two_banks
 
 opened = open_page(
     "cross_attention",
@@ -35,33 +35,26 @@ chart("xa_target", where, viz.token_strip, t.tokens, t.ids, title="target (decod
       filename="target_tokens")  # fmt: skip
 
 
-# Three kinds of attention in one layer and head (the pickers rerun only this part)
-@st.fragment
-def attention_views(t: Trace, where: tuple) -> None:
-    st.subheader("Self-attention, masked self-attention, cross-attention")
+SECTIONS = ("Cross-attention", "Self-attention", "Decoding, one token at a time", "Two banks")
+
+
+def picked(t: Trace) -> tuple[int, int | str, str, str]:
+    """The layer and head picker of the attention sections: (layer, head, label, short)."""
     layer, head, label = layer_head("xa", t.n_layers, t.n_heads)
     short = f"L{layer + 1} " + ("mean of heads" if head == "average" else f"H{head + 1}")
-    src = t.encoder
-    views = [
-        ("xa_encoder", src.layers[min(layer, src.n_layers - 1)], src.tokens, None,
-         f"encoder self-attention, {short}"),
-        ("xa_decoder", t.layers[layer], t.tokens, None,
-         f"decoder masked self-attention, {short}"),
-        ("xa_cross", t.cross_layers[layer], t.tokens, src.tokens,
-         f"cross-attention: Korean queries × English keys, {label}"),
-    ]  # fmt: skip
-    left, right = st.columns(2)
-    places = [left, right, st.container()]
-    for place, (widget, lay, rows, keys, title) in zip(places, views, strict=True):
-        weights = analysis.head_pattern(lay.attention, head)
-        with place:
-            chart(widget, (where, layer, head), viz.attention_heatmap, weights, rows,
-                  title=title, key_tokens=keys, filename=widget)  # fmt: skip
-    cross = places[2]
-    with cross:
-        matrix = analysis.head_pattern(t.cross_layers[layer].attention, head)
-        download_csv(f"Cross-attention, {short} (CSV)", matrix, t.tokens, src.tokens,
-                     "xa_dl_cross", f"cross_attention_L{layer + 1}.csv")  # fmt: skip
+    return layer, head, label, short
+
+
+def cross_attention(t: Trace, where: tuple) -> None:
+    """Korean queries × English keys: each Korean step finds its English source."""
+    st.subheader("Cross-attention: queries from the decoder, keys from the encoder")
+    layer, head, label, short = picked(t)
+    matrix = analysis.head_pattern(t.cross_layers[layer].attention, head)
+    chart("xa_cross", (where, layer, head), viz.attention_heatmap, matrix, t.tokens,
+          title=f"cross-attention: Korean queries × English keys, {label}",
+          key_tokens=t.encoder.tokens, filename="xa_cross")  # fmt: skip
+    download_csv(f"Cross-attention, {short} (CSV)", matrix, t.tokens, t.encoder.tokens,
+                 "xa_dl_cross", f"cross_attention_L{layer + 1}.csv")  # fmt: skip
     st.caption(
         "Rows are queries, columns keys; every row sums to 1. A decoder row is the step that "
         "writes the *next* token: in cross-attention's last layer the step after “나는” reads "
@@ -69,7 +62,33 @@ def attention_views(t: Trace, where: tuple) -> None:
         "object, then the verb."
     )
 
+
+def self_attention(t: Trace, where: tuple) -> None:
+    """The encoder's self-attention beside the decoder's masked self-attention."""
+    st.subheader("Self-attention and masked self-attention")
+    layer, head, _, short = picked(t)
+    src = t.encoder
+    views = [
+        ("xa_encoder", src.layers[min(layer, src.n_layers - 1)], src.tokens,
+         f"encoder self-attention, {short}"),
+        ("xa_decoder", t.layers[layer], t.tokens, f"decoder masked self-attention, {short}"),
+    ]  # fmt: skip
+    for place, (widget, lay, rows, title) in zip(st.columns(2), views, strict=True):
+        weights = analysis.head_pattern(lay.attention, head)
+        with place:
+            chart(widget, (where, layer, head), viz.attention_heatmap, weights, rows,
+                  title=title, filename=widget)  # fmt: skip
+    st.caption(
+        "The encoder's tokens look both ways; the decoder's only left, at what it has "
+        "written (zero above the diagonal)."
+    )
+
+
+def decoding(t: Trace, where: tuple) -> None:
+    """One decoder step: what it writes next, and where in the English it reads."""
     st.subheader("Decoding, one token at a time")
+    layer, head, label, _ = picked(t)
+    src = t.encoder
     step = st.slider("Step", 1, len(t.tokens), 1, key="xa_step",
                      help="The decoder has read the target up to this token.")  # fmt: skip
     i = step - 1
@@ -89,26 +108,22 @@ def attention_views(t: Trace, where: tuple) -> None:
               filename="cross_row")  # fmt: skip
 
 
-attention_views(t, where)
+# Four sections in tabs: only the open one is computed and drawn, and its pickers rerun
+# only this part (a fragment).
+@st.fragment
+def sections(t: Trace, where: tuple) -> None:
+    keep_state("xa_layer", "xa_head", "xa_step")
+    tabs = lazy_tabs(SECTIONS, "xa_section")
+    for tab, section in zip(tabs[:3], (cross_attention, self_attention, decoding), strict=True):
+        if tab.open:
+            with tab:
+                section(t, where)
+    if tabs[3].open:
+        with tabs[3]:
+            two_banks(where[1], where[2])
 
-# The two banks: 은행 (money) and 강둑 (river), and what each looks at in the English
-st.subheader("Two banks")
-cols = st.columns(2)
-for n, (place, sentence) in enumerate(zip(cols, BANKS, strict=True)):
-    bt = cache.get_trace(sentence, name, device)
-    hits = [i for i, tok in enumerate(bt.tokens) if "은행" in tok or "강둑" in tok]
-    with place:
-        st.markdown(f"*{sentence}*")
-        if not hits:
-            st.caption("The translation has no 은행 or 강둑: " + " ".join(bt.tokens[1:]))
-            continue
-        i = hits[0]  # the step before it (query i - 1) is the one that writes it
-        row = bt.cross_layers[-1].attention.mean(0)[i - 1]
-        top = int(row.argmax())
-        chart(f"xa_bank_{n}", (sentence, name, device), viz.attention_row,
-              row, bt.encoder.tokens, bt.tokens[i - 1], filename="bank_cross_attention",
-              title=f"writing “{bt.tokens[i]}”: last layer, average of heads")  # fmt: skip
-        st.caption(f"The strongest English key: “{bt.encoder.tokens[top]}” ({row[top]:.0%}).")
+
+sections(t, where)
 
 record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
 record |= {"probabilities": out.probs, "source_tokens": src.tokens, "target_tokens": t.tokens}

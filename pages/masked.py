@@ -8,9 +8,18 @@ from model import Trace
 from ui import cache, compare, training
 from ui.figures import chart
 from ui.frame import frame
-from ui.show import download_json, layer_head, md_escape, token_labels, window_picker
+from ui.show import (
+    download_json,
+    keep_state,
+    layer_head,
+    lazy_tabs,
+    md_escape,
+    token_labels,
+    window_picker,
+)
 
 MAX_DRAWN = 6  # masks drawn as charts; the others are listed (a visitor may type 300)
+SECTIONS = ("The guesses", "Where the [MASK] looked", "How BERT learns")
 
 
 def typed_masks(t: Trace) -> list[int]:
@@ -62,29 +71,32 @@ where = (view.key, ids)
 chart("mask_strip", where, viz.token_strip, mt.tokens, mt.ids, title="what the model reads",
       highlight=masked, filename="masked_tokens")  # fmt: skip
 
-# For each hidden position: the ranked guesses
-st.subheader("The model's guesses")
-ranked = cache.fill_mask_ids(ids, name, device, k)
-probs = analysis.prediction_probs(mt.logits[masked[:MAX_DRAWN]], specials.values())
-drawn = masked[:MAX_DRAWN]  # every mask is predicted (one pass); a few are drawn
-columns = st.columns(min(len(drawn), 3))
-for n, (pos, candidates) in enumerate(zip(drawn, ranked, strict=False)):
-    with columns[n % len(columns)]:
-        was = "" if pos in typed else f" (was “{t.tokens[pos]}”)"
-        chart(f"mask_topk_{n}", (where, pos, k), viz.topk_bar, candidates,
-              title=f"[MASK] at position {pos}{was}", filename=f"mask_{pos}")  # fmt: skip
-        if pos not in typed:
-            p = probs[n][t.ids[pos]]
-            rank = int((probs[n] > p).sum()) + 1
-            st.caption(
-                f"The hidden token, {md_escape(t.tokens[pos])}, is guess number "
-                f"{rank:,} with probability {p:.1%}."
-            )
-if len(masked) > MAX_DRAWN:
-    later = zip(masked[MAX_DRAWN:], ranked[MAX_DRAWN:], strict=True)
-    rest = ", ".join(f"{p}: {c[0][0]}" for p, c in later)
-    st.caption(f"{len(masked) - MAX_DRAWN} more masks, first guesses (position: token): "
-               f"{md_escape(rest[:2000])}. All of them are in the JSON below.")  # fmt: skip
+ranked = cache.fill_mask_ids(ids, name, device, k)  # every mask is predicted (one pass)
+drawn = masked[:MAX_DRAWN]  # a few are drawn
+
+
+def guesses() -> None:
+    """For each hidden position: the ranked guesses, and the rank of the hidden token."""
+    st.subheader("The model's guesses")
+    probs = analysis.prediction_probs(mt.logits[drawn], specials.values())
+    columns = st.columns(min(len(drawn), 3))
+    for n, (pos, candidates) in enumerate(zip(drawn, ranked, strict=False)):
+        with columns[n % len(columns)]:
+            was = "" if pos in typed else f" (was “{t.tokens[pos]}”)"
+            chart(f"mask_topk_{n}", (where, pos, k), viz.topk_bar, candidates,
+                  title=f"[MASK] at position {pos}{was}", filename=f"mask_{pos}")  # fmt: skip
+            if pos not in typed:
+                p = probs[n][t.ids[pos]]
+                rank = int((probs[n] > p).sum()) + 1
+                st.caption(
+                    f"The hidden token, {md_escape(t.tokens[pos])}, is guess number "
+                    f"{rank:,} with probability {p:.1%}."
+                )
+    if len(masked) > MAX_DRAWN:
+        later = zip(masked[MAX_DRAWN:], ranked[MAX_DRAWN:], strict=True)
+        rest = ", ".join(f"{p}: {c[0][0]}" for p, c in later)
+        st.caption(f"{len(masked) - MAX_DRAWN} more masks, first guesses (position: token): "
+                   f"{md_escape(rest[:2000])}. All of them are in the JSON below.")  # fmt: skip
 
 
 # Where each [MASK] looked (pickers rerun only this part)
@@ -111,8 +123,18 @@ def mask_attention(mt: Trace, masked: list[int], where: tuple) -> None:
                + said)  # fmt: skip
 
 
-mask_attention(mt, drawn, where)
-training.bert_masking(view)
+# Three sections in tabs: only the open one is computed and drawn.
+keep_state("mask_layer", "mask_head", "mask_window")
+tabs = lazy_tabs(SECTIONS, "mask_section")
+if tabs[0].open:
+    with tabs[0]:
+        guesses()
+if tabs[1].open:
+    with tabs[1]:
+        mask_attention(mt, drawn, where)
+if tabs[2].open:
+    with tabs[2]:
+        training.bert_masking(view)
 
 st.subheader("Numbers")
 predictions = [

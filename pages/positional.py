@@ -7,8 +7,8 @@ import viz
 from ui import compare
 from ui.figures import chart
 from ui.frame import View, frame
-from ui.order import order_matters
-from ui.show import download_csv, token_labels, window_picker
+from ui.order import ORDER_PAIR, order_matters
+from ui.show import download_csv, keep_state, lazy_tabs, token_labels, window_picker
 
 view = frame(
     "positional",
@@ -29,30 +29,33 @@ n, d, max_len = len(t.tokens), t.embeddings.shape[1], view.model.max_len
 labels = token_labels(t.tokens)
 window = window_picker(n, "pos_window")
 
-# Binary positions: the idea, with whole numbers
-st.subheader("First idea: write the position in binary")
-bits = model.binary_encoding(n)
-chart(
-    "pos_binary", key, viz.binary_table, bits, t.tokens, window=window, cols=False,
-    filename="binary_positions",
-)  # fmt: skip
-st.caption(
-    "Bit 0 flips at every position, bit 1 every two, bit 2 every four… Every position "
-    "gets a different pattern, but the jumps from 0 to 1 are abrupt."
-)
-
-# Sinusoids: the smooth version the model uses
-st.subheader("Sinusoidal encoding")
-st.latex(
-    r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right) \qquad "
-    r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)"
-)
-st.caption(f"Here d = {d} and this model's positions are *{view.model.positional}*.")
+SECTIONS = ("Binary", "Sinusoidal", "Embedding + position", "Word order")
 
 
-@st.fragment
+def binary(view: View, window: tuple[int, int] | None) -> None:
+    """The first idea: the position written in binary, one bit per column."""
+    t = view.trace
+    st.subheader("First idea: write the position in binary")
+    bits = model.binary_encoding(len(t.tokens))
+    chart(
+        "pos_binary", view.key, viz.binary_table, bits, t.tokens, window=window, cols=False,
+        filename="binary_positions",
+    )  # fmt: skip
+    st.caption(
+        "Bit 0 flips at every position, bit 1 every two, bit 2 every four… Every position "
+        "gets a different pattern, but the jumps from 0 to 1 are abrupt."
+    )
+
+
 def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max_len: int) -> None:
+    """The smooth version the model uses: the formula, the matrix, the dot products, waves."""
     t, d = view.trace, view.trace.embeddings.shape[1]
+    st.subheader("Sinusoidal encoding")
+    st.latex(
+        r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right) \qquad "
+        r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)"
+    )
+    st.caption(f"Here d = {d} and this model's positions are *{view.model.positional}*.")
     if st.toggle(f"Show the whole context ({max_len} positions)", key="pos_full"):
         pe, rows, where, shown = model.sinusoidal_encoding(max_len, d), None, max_len, None
         names = [str(i) for i in range(max_len)]
@@ -76,11 +79,8 @@ def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max
     )
 
     c1, c2 = st.columns([3, 1])
-    dims = c1.multiselect(
-        "Dimensions to draw as waves", list(range(d)), default=[j for j in (0, 1, 8, 32) if j < d],
-        key="pos_dims",
-    )  # fmt: skip
-    span = c2.slider("Positions", 8, max_len, min(max_len, max(64, len(t.tokens))), key="pos_span")
+    dims = c1.multiselect("Dimensions to draw as waves", list(range(d)), key="pos_dims")
+    span = c2.slider("Positions", 8, max_len, key="pos_span")
     if dims:
         waves, curve = (model.sinusoidal_encoding(span, d, k) for k in (1, 16))
         where = (d, span, tuple(sorted(dims)))
@@ -92,22 +92,45 @@ def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max
         st.info("Pick at least one dimension to draw.")
 
 
-sinusoids(view, labels, window, max_len)
+def embedding_plus_position(view: View, window: tuple[int, int] | None) -> None:
+    """Embedding + position = the input to the first layer."""
+    t = view.trace
+    st.subheader("Token embedding + positional encoding = input")
+    chart(
+        "pos_sum", view.key, viz.embedding_plus_position, t.embeddings, t.positional,
+        t.tokens, window=window, cols=False, filename="input",
+    )  # fmt: skip
+    st.caption(
+        "Element by element: input[pos, j] = embedding[token, j] + PE[pos, j]. The same "
+        "word at two positions starts layer 1 with two different vectors."
+    )
 
-# Embedding + position = the input to the first layer
-st.subheader("Token embedding + positional encoding = input")
-chart(
-    "pos_sum", key, viz.embedding_plus_position, t.embeddings, t.positional, t.tokens,
-    window=window, cols=False, filename="input",
-)  # fmt: skip
-st.caption(
-    "Element by element: input[pos, j] = embedding[token, j] + PE[pos, j]. The same "
-    "word at two positions starts layer 1 with two different vectors."
-)
+
+# Four sections in tabs: only the open one is computed and drawn, and its widgets rerun
+# only this part (a fragment). Why order matters is measured, not assumed (ui/order.py).
+@st.fragment
+def sections(view: View, labels: list[str], window: tuple[int, int] | None) -> None:
+    t, max_len = view.trace, view.model.max_len
+    d = t.embeddings.shape[1]
+    span = min(max_len, max(64, len(t.tokens)))
+    keep_state("pos_full", pos_dims=[j for j in (0, 1, 8, 32) if j < d], pos_span=span)
+    keep_state(pos_a=ORDER_PAIR[0], pos_b=ORDER_PAIR[1])
+    tabs = lazy_tabs(SECTIONS, "pos_section")
+    if tabs[0].open:
+        with tabs[0]:
+            binary(view, window)
+    if tabs[1].open:
+        with tabs[1]:
+            sinusoids(view, labels, window, max_len)
+    if tabs[2].open:
+        with tabs[2]:
+            embedding_plus_position(view, window)
+    if tabs[3].open:
+        with tabs[3]:
+            order_matters(view)
 
 
-# Why it matters: without positions, attention sees a set (ui/order.py: measured, not assumed)
-order_matters(view)
+sections(view, labels, window)
 
 st.subheader("Numbers")
 c1, c2 = st.columns(2)

@@ -4,10 +4,18 @@ import streamlit as st
 
 import analysis
 import viz
-from ui import cache, compare
+from ui import compare
 from ui.figures import chart
 from ui.frame import View, frame
-from ui.show import download_csv, download_json, token_labels, window_picker
+from ui.neighbours import neighbours
+from ui.show import (
+    download_csv,
+    download_json,
+    keep_state,
+    lazy_tabs,
+    token_labels,
+    window_picker,
+)
 
 view = frame(
     "tokens",
@@ -32,70 +40,48 @@ cos = analysis.cosine_matrix(t.embeddings)
 chart("tok_strip", key, viz.token_strip, t.tokens, t.ids, f"{len(t.ids)} tokens", filename="tokens")
 st.caption("Hover a chip for its position and id. [BOS] and [EOS] mark the start and the end.")
 
-# The embedding matrix and the similarity between tokens
-window = window_picker(len(t.tokens), "tok_window")
-left, right = st.columns([3, 2])
-with left:
-    chart(
-        "tok_embeddings", key, viz.matrix_heatmap, t.embeddings, t.tokens,
-        title="token embeddings (tokens × dimensions)", window=window, cols=False,
-        filename="embeddings",
-    )  # fmt: skip
-with right:
-    chart(
-        "tok_cosine", key, viz.similarity_heatmap, cos, t.tokens,
-        title="cosine similarity of the embeddings", window=window, filename="cosine",
-    )  # fmt: skip
-st.caption(
-    "Left: one row per token, one column per dimension (red positive, blue negative). Right: "
-    "cos(a, b) = a·b / (|a| |b|): 1 for the same direction, 0 for unrelated (orthogonal)."
-)
+SECTIONS = ("Embedding matrix", "Nearest neighbours", "Through the layers")
 
 
-def embedding_note(e: dict) -> str:
-    """What the evaluation measured about this model's embedding table, in one sentence."""
-    steel = ", ".join(e["neighbours"].get("steel", [])[:4])
-    syn, rnd = e["synonyms"]["either"], e["random"]["either"]
-    return (
-        f"Measured (assets/models/evaluation.json): frequent words get meaningful neighbours "
-        f"(steel: {steel}), rare ones mostly noise: {syn:.1%} of 300 WordNet synonym pairs "
-        f"are among each other's 10 nearest, {rnd:.1%} of random pairs."
-    )
-
-
-# A token's neighbours and its path through the layers (the pickers rerun only this part)
-@st.fragment
-def token_views(view: View, labels: list[str], dims: list[str]) -> None:
+def matrices(view: View, cos) -> None:
+    """The embedding matrix and the cosine similarity between the sentence's tokens."""
     t, key = view.trace, view.key
-    words = analysis.word_positions(t.tokens) or list(range(len(t.tokens)))
-    c1, c2 = st.columns([3, 1])
-    pos = c1.selectbox(
-        "Token",
-        words,
-        index=words.index(analysis.default_token(t.tokens)),
-        key="tok_token",
-        format_func=labels.__getitem__,
-        help="The token to follow below.",
-    )
-    k = c2.slider("Neighbours", 3, 20, 8, key="tok_k")
-    near, near_vecs = cache.neighbours(view.model_name, view.device, int(t.ids[pos]), k)
+    window = window_picker(len(t.tokens), "tok_window")
     left, right = st.columns([3, 2])
     with left:
-        points = analysis.neighbour_map(t, pos, near, near_vecs)
-        chart("tok_map", (key, pos, k), viz.embedding_map, *points, filename="embedding_map")
+        chart(
+            "tok_embeddings", key, viz.matrix_heatmap, t.embeddings, t.tokens,
+            title="token embeddings (tokens × dimensions)", window=window, cols=False,
+            filename="embeddings",
+        )  # fmt: skip
     with right:
-        st.markdown("**Nearest in the vocabulary** (cosine)")
-        table = {"token": [w for w, _ in near], "cosine": [round(c, 3) for _, c in near]}
-        st.dataframe(table, hide_index=True, height=min(36 * (len(near) + 1), 420))
+        chart(
+            "tok_cosine", key, viz.similarity_heatmap, cos, t.tokens,
+            title="cosine similarity of the embeddings", window=window, filename="cosine",
+        )  # fmt: skip
     st.caption(
-        "PCA squeezes the vectors onto the two directions along which they differ most; "
-        "nearby points have similar embeddings."
+        "Left: one row per token, one column per dimension (red positive, blue negative). "
+        "Right: cos(a, b) = a·b / (|a| |b|): 1 for the same direction, 0 for unrelated "
+        "(orthogonal)."
     )
-    measured = cache.evaluation_report().get("models", {}).get(view.model_name, {})
-    if "embeddings" in measured:
-        st.caption(embedding_note(measured["embeddings"]))
 
-    st.subheader("Contextual embeddings: the token's vector layer by layer")
+
+def pick_token(view: View, labels: list[str]) -> int:
+    """The token the last two sections follow (one picker, kept across them)."""
+    t = view.trace
+    words = analysis.word_positions(t.tokens) or list(range(len(t.tokens)))
+    if st.session_state.get("tok_token") not in words:
+        st.session_state["tok_token"] = analysis.default_token(t.tokens)
+    return st.selectbox(
+        "Token", words, key="tok_token", format_func=labels.__getitem__,
+        help="The token to follow: its neighbours in the vocabulary, its path through "
+        "the layers.",
+    )  # fmt: skip
+
+
+def contextual(view: View, pos: int, dims: list[str]) -> None:
+    """The token's vector after each layer: how far the context moves it."""
+    t, key = view.trace, view.key
     vectors = t.residual_stream()[:, pos, :]
     title = f"'{t.tokens[pos]}' (position {pos}) through the layers"
     cosine = analysis.cosine_to_first(vectors)
@@ -113,7 +99,24 @@ def token_views(view: View, labels: list[str], dims: list[str]) -> None:
     download_csv("Vectors per layer (CSV)", vectors, stages, dims, "tok_dl_traj", name)
 
 
-token_views(view, labels, dims)
+# Three sections in tabs: only the open one is computed and drawn, and its pickers rerun
+# only this part (a fragment).
+@st.fragment
+def sections(view: View, labels: list[str], dims: list[str], cos) -> None:
+    keep_state("tok_window", "tok_token", tok_k=8)
+    matrix, near, layers = lazy_tabs(SECTIONS, "tok_section")
+    if matrix.open:
+        with matrix:
+            matrices(view, cos)
+    if near.open:
+        with near:
+            neighbours(view, pick_token(view, labels))
+    if layers.open:
+        with layers:
+            contextual(view, pick_token(view, labels), dims)
+
+
+sections(view, labels, dims, cos)
 
 st.subheader("Numbers")
 c1, c2, c3 = st.columns(3)

@@ -10,7 +10,7 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import open_page
 from ui.images import choose_image
-from ui.show import download_csv, download_json, layer_head
+from ui.show import download_csv, download_json, keep_state, layer_head, lazy_tabs
 
 opened = open_page(
     "vision",
@@ -43,28 +43,35 @@ with right:
     ranked = sorted(enumerate(probs), key=lambda p: -p[1])
     chart("vit_classes", where, viz.topk_bar, [(str(d), float(p)) for d, p in ranked],
           title="the digits, most likely first", filename="prediction")  # fmt: skip
-tiles = analysis.patches(t.image, patch)
-chart("vit_tokens", where, viz.patch_tokens, tiles, t.tokens[1:], filename="patch_tokens")
-st.caption("Each patch becomes one token, in reading order; [CLS] is added in front.")
-
-# Patch embedding + position embedding = the input; what the positions learned
-st.subheader("Patch embeddings + position embeddings = the input")
-chart("vit_input", where, viz.embedding_plus_position, t.embeddings, t.positional, t.tokens,
-      filename="input")  # fmt: skip
-cos = analysis.cosine_matrix(t.positional[1:])
-chart("vit_positions", name, viz.position_similarity_grid, cos, grid, filename="positions")
-near, far = analysis.layout_similarity(cos, grid)
-learned = "has learned some of" if near > far + 0.1 else "has not learned"
-st.caption(
-    f"Position (r, c)'s map shows its cosine with every position. Learned, not given: "
-    f"neighbouring positions average {near:.2f}, positions three or more steps apart "
-    f"{far:.2f}, so the model {learned} the image's 2-D layout."
-)
+SECTIONS = ("Patches as tokens", "Patch + position = input", "Where [CLS] looks")
 
 
-# [CLS] attention to each patch, per layer and head, and rolled out through the layers
-@st.fragment
+def patch_tokens(t: Trace, where: tuple, patch: int) -> None:
+    """The image cut into patches, each patch one token."""
+    tiles = analysis.patches(t.image, patch)
+    chart("vit_tokens", where, viz.patch_tokens, tiles, t.tokens[1:], filename="patch_tokens")
+    st.caption("Each patch becomes one token, in reading order; [CLS] is added in front.")
+
+
+def inputs(t: Trace, where: tuple, grid: int) -> None:
+    """Patch embedding + position embedding = the input; what the positions learned."""
+    st.subheader("Patch embeddings + position embeddings = the input")
+    chart("vit_input", where, viz.embedding_plus_position, t.embeddings, t.positional,
+          t.tokens, filename="input")  # fmt: skip
+    cos = analysis.cosine_matrix(t.positional[1:])
+    chart("vit_positions", where[1], viz.position_similarity_grid, cos, grid,
+          filename="positions")  # fmt: skip
+    near, far = analysis.layout_similarity(cos, grid)
+    learned = "has learned some of" if near > far + 0.1 else "has not learned"
+    st.caption(
+        f"Position (r, c)'s map shows its cosine with every position. Learned, not given: "
+        f"neighbouring positions average {near:.2f}, positions three or more steps apart "
+        f"{far:.2f}, so the model {learned} the image's 2-D layout."
+    )
+
+
 def cls_attention(t: Trace, where: tuple, grid: int) -> None:
+    """[CLS] attention to each patch, per layer and head, and rolled out through the layers."""
     st.subheader("Where [CLS] looks")
     layer, head, label = layer_head("vis", t.n_layers, t.n_heads)
     row = analysis.head_weights(t, layer, head)[0, 1:]
@@ -85,7 +92,24 @@ def cls_attention(t: Trace, where: tuple, grid: int) -> None:
     )
 
 
-cls_attention(t, where, grid)
+# Three sections in tabs: only the open one is computed and drawn, and its pickers rerun
+# only this part (a fragment).
+@st.fragment
+def sections(t: Trace, where: tuple, grid: int, patch: int) -> None:
+    keep_state("vis_layer", "vis_head")
+    tabs = lazy_tabs(SECTIONS, "vit_section")
+    if tabs[0].open:
+        with tabs[0]:
+            patch_tokens(t, where, patch)
+    if tabs[1].open:
+        with tabs[1]:
+            inputs(t, where, grid)
+    if tabs[2].open:
+        with tabs[2]:
+            cls_attention(t, where, grid)
+
+
+sections(t, where, grid, patch)
 
 st.subheader("Numbers")
 c1, c2 = st.columns(2)

@@ -9,6 +9,7 @@ shipped checkpoints are used, so nothing here depends on what the model predicts
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,11 @@ def figure_text(at: AppTest) -> str:
     return " ".join(el.proto.spec for el in at.get("plotly_chart"))
 
 
+def shows_token(text: str, token: str) -> bool:
+    """A figure label is the token, alone or after its position ("the", "3 the")."""
+    return re.search(r'"(\d+ )?' + re.escape(json.dumps(token)[1:]), text) is not None
+
+
 def z_of(fig: dict) -> list | dict:
     """The first trace's z: a nested list, or Plotly 6's typed array {"bdata", "shape"}."""
     return fig["data"][0]["z"]
@@ -70,16 +76,32 @@ def tokens_of(model: str, text: str) -> list[str]:
 # --- every page, every lecture example -----------------------------------------------------
 
 
+# The state key of each page's section tabs (ui.show.lazy_tabs: only the open one is drawn).
+SECTION_TABS = {
+    "tokens": "tok_section",
+    "positional": "pos_section",
+    "masked": "mask_section",
+    "causal": "causal_section",
+}
+
+
 @pytest.mark.parametrize("name", PAGES)
 @pytest.mark.parametrize("example", PROBES, ids=[f"probe{i}" for i in range(len(PROBES))])
 def test_page_runs_for_each_lecture_example(name: str, example: str) -> None:
     # The attention page's two parts drawn only when opened, opened (tests/test_speed.py
-    # checks they are not built while closed).
+    # checks they are not built while closed); every section tab opened in turn.
     at = page(name, example, att_grid_open=True, att_query_open=True)
     assert_ok(at)
     assert at.title[0].value
-    assert len(at.get("plotly_chart")) >= 3
     assert at.get("download_button"), "every page offers its numbers for download"
+    labels = [tab.label for tab in at.tabs]
+    assert bool(labels) == (name in SECTION_TABS), labels
+    drawn = {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
+    for label in labels[1:]:
+        at.session_state[SECTION_TABS[name]] = label
+        assert_ok(at.run())
+        drawn |= {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
+    assert len(drawn) >= 3, drawn
 
 
 def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
@@ -136,7 +158,7 @@ def test_a_registered_tiny_model_serves_every_page_its_capabilities_allow(
             assert json.dumps("patch 3,3") in text
             continue
         tokens = ui.cache.load_model(name, "cpu").encode("the dog bit the man").tokens
-        assert all(json.dumps(tok) in text for tok in tokens[1:4])  # "the dog bit" (man: masked)
+        assert all(shows_token(text, tok) for tok in tokens[1:4])  # "the dog bit" (man: masked)
 
 
 # --- the URL --------------------------------------------------------------------------------
@@ -182,7 +204,7 @@ def test_a_new_sentence_updates_the_figures(name: str) -> None:
     text = figure_text(at)
     model = {"masked": "mlm", "causal": "clm"}.get(name, at.session_state["model"])
     for token in tokens_of(model, sentence)[1:4]:
-        assert json.dumps(token) in text, token
+        assert shows_token(text, token), token
     assert "swam" not in text
 
 
@@ -218,17 +240,27 @@ def test_every_attention_step_is_drawn_and_matches_the_model(step: int) -> None:
 
 
 def test_token_picker_changes_the_neighbours_and_the_trajectory() -> None:
-    at = page("tokens", PROBES[0])
+    at = page("tokens", PROBES[0], tok_section="Through the layers")
+    assert set(charts(at)) == {"tok_strip", "tok_trajectory"}, "only the open tab is drawn"
     before = charts(at)["tok_trajectory"]["layout"]["title"]["text"]
     at.selectbox(key="tok_token").set_value(5).run()  # "river"
-    after = charts(at)
-    assert "river" in after["tok_trajectory"]["layout"]["title"]["text"]
-    assert after["tok_trajectory"]["layout"]["title"]["text"] != before
-    assert any("river" in trace.get("name", "") for trace in after["tok_map"]["data"])
+    assert "river" in charts(at)["tok_trajectory"]["layout"]["title"]["text"]
+    assert charts(at)["tok_trajectory"]["layout"]["title"]["text"] != before
+    at.session_state["tok_section"] = "Nearest neighbours"
+    at.run()
+    assert at.selectbox(key="tok_token").value == 5, "the token is kept across the tabs"
+    assert any("river" in trace.get("name", "") for trace in charts(at)["tok_map"]["data"])
+    at.slider(key="tok_k").set_value(12).run()
+    at.session_state["tok_section"] = "Embedding matrix"
+    at.run()
+    assert "tok_map" not in charts(at)
+    at.session_state["tok_section"] = "Nearest neighbours"
+    at.run()
+    assert at.slider(key="tok_k").value == 12, "so is the number of neighbours"
 
 
 def test_pickers_survive_a_shorter_sentence() -> None:
-    at = page("tokens", PROBES[0])
+    at = page("tokens", PROBES[0], tok_section="Nearest neighbours")
     at.selectbox(key="tok_token").set_value(11).run()
     at.text_area(key="w_sentence").input("the cat").run()
     assert_ok(at)
@@ -264,7 +296,9 @@ def test_masked_page_ranks_tokens_for_each_mask() -> None:
         assert len(probs) == 7
         assert probs == sorted(probs, reverse=True)
         assert all(0 <= p <= 1 for p in probs)
-    assert {"mask_row_0", "mask_row_1"} <= figs.keys(), "each [MASK]'s attention"
+    assert not any(key.startswith("mask_row") for key in figs), "drawn only in its tab"
+    at.session_state["mask_section"] = "Where the [MASK] looked"
+    assert {"mask_row_0", "mask_row_1"} <= charts(at.run()).keys(), "each [MASK]'s attention"
 
 
 def test_masked_page_masks_a_chosen_token() -> None:
@@ -279,9 +313,12 @@ def test_masked_page_masks_a_chosen_token() -> None:
     assert any("Choose a token to mask" in i.value for i in at.info)
 
 
+WRITE = "The next token, then generation"  # the causal page's tab
+
+
 def test_causal_page_generates_the_same_text_for_the_same_seed() -> None:
     def write(seed: int) -> tuple[str, AppTest]:
-        at = page("causal", "the researcher asked the", gen_seed=seed)
+        at = page("causal", "the researcher asked the", gen_seed=seed, causal_section=WRITE)
         for _ in range(3):
             at.button(key="gen_next").click().run()
         assert_ok(at)
@@ -308,6 +345,8 @@ def test_causal_page_shows_the_mask_and_the_filtered_distribution() -> None:
     assert "−∞" in json.dumps(figs["causal_mask"], ensure_ascii=False) or "-∞" in json.dumps(
         figs["causal_mask"], ensure_ascii=False
     )
+    at.session_state["causal_section"] = WRITE
+    figs = charts(at.run())
     probs = figs["causal_next"]["data"][0]["x"]
     assert sum(p > 0 for p in probs) == 3, "top-k 3 leaves three tokens"
     assert abs(sum(probs) - 1) < 1e-6

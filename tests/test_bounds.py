@@ -75,5 +75,8 @@ def test_300_masks_are_all_predicted_but_six_drawn() -> None:
     assert_ok(at)
     keys = [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
     assert sum(k.startswith("mask_topk_") for k in keys) == 6
-    assert sum(k.startswith("mask_row_") for k in keys) == 6
     assert any("more masks, first guesses" in c.value for c in at.caption)
+    at.session_state["mask_section"] = "Where the [MASK] looked"
+    assert_ok(at.run())
+    keys = [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+    assert sum(k.startswith("mask_row_") for k in keys) == 6

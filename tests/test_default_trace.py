@@ -92,8 +92,8 @@ def test_the_shipped_neighbours_equal_fresh_ones() -> None:
 
 
 def test_the_first_tokens_page_loads_no_model(monkeypatch) -> None:
-    """The first page (tokens, the default sentence) draws everything, its neighbour map
-    included, from what is shipped: PyTorch and the model load afterwards, in the
+    """The first page (tokens, the default sentence) draws its first tab from what is
+    shipped, and so does its neighbours tab: PyTorch and the model load afterwards, in the
     background (issue 14: start -> first chart)."""
 
     def no_load(*args: object, **kwargs: object) -> None:
@@ -106,4 +106,7 @@ def test_the_first_tokens_page_loads_no_model(monkeypatch) -> None:
     assert not at.exception, at.exception
     specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
     assert at.get("plotly_chart") and '"river"' in specs
+    assert not at.dataframe, "the neighbours' tab is not open"
+    at.session_state["tok_section"] = "Nearest neighbours"
+    assert not at.run().exception, at.exception
     assert len(at.dataframe) == 1, "the nearest-neighbour table is shown"

@@ -113,20 +113,17 @@ def vit_page(**state: object) -> AppTest:
 def test_the_page_shows_a_test_digit_its_patches_and_the_prediction() -> None:
     at = vit_page(vit_digit=3)
     assert not at.exception, [e.message for e in at.exception]
-    charts = {
-        el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")
-    }
-    assert {
-        "vit_image",
-        "vit_classes",
-        "vit_tokens",
-        "vit_positions",
-        "vit_cls",
-        "vit_rollout",
-    } <= charts.keys()
+    charts = figures(at)
+    assert set(charts) == {"vit_image", "vit_classes", "vit_tokens"}, "the first tab only"
     bars = charts["vit_classes"]["data"][0]
     assert abs(sum(bars["x"]) - 1) < 1e-6 and len(bars["x"]) == 10
     assert any("a 3" in c.value for c in at.caption)
+    tabs = {"Patch + position = input": {"vit_input", "vit_positions"},
+            "Where [CLS] looks": {"vit_cls", "vit_rollout"}}  # fmt: skip
+    for label, keys in tabs.items():
+        at.session_state["vit_section"] = label
+        assert not at.run().exception
+        assert keys <= figures(at).keys() and "vit_tokens" not in figures(at), label
     at.radio(key="vis_layer").set_value(2).run()
     assert "layer 3" in figures(at)["vit_cls"]["layout"]["title"]["text"]
 

@@ -1,11 +1,17 @@
-"""The causal page's sampling controls and its click-by-click generation state."""
+"""The causal page's sampling controls and its click-by-click generation: the state and the
+view."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+import analysis
+import viz
 from model import Sampling, draw
 from ui import cache
+from ui.figures import chart
+from ui.frame import View
+from ui.show import download_json, layer_head
 
 
 def sampling_controls() -> tuple[Sampling, int]:
@@ -81,3 +87,59 @@ def extend(gen: dict, n: int, seed: int, sampling: Sampling, name: str, device: 
                 "top_p": sampling.top_p,
             }
         )
+
+
+def generation(view: View) -> None:
+    """Step-by-step generation from the sentence: Next token, +10, Start over; the text, its
+    tokens (the new ones in orange), the new token's attention and each step's probability."""
+    name, device = view.model_name, view.device
+    st.subheader("Generate, one token at a time")
+    gen = generation_for([int(i) for i in view.trace.ids])
+    eos = cache.special_ids(name, device)["[EOS]"]
+    c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
+    seed = c1.number_input(
+        "Seed", 0, 2**31 - 1, 0, key="gen_seed",
+        help="The same seed and the same settings always write the same text.",
+    )  # fmt: skip
+    done = ended(gen, eos)
+    add = 1 if c2.button("Next token", key="gen_next", type="primary", disabled=done) else 0
+    add = 10 if c3.button("+10 tokens", key="gen_more", disabled=done) else add
+    if c4.button("Start over", key="gen_reset"):
+        gen["steps"] = []
+    extend(gen, add, int(seed), current_settings(), name, device)
+    if not gen["steps"]:
+        st.info("Press **Next token** to let the model write.", icon="▶️")
+        return
+
+    ids = all_ids(gen)
+    text = view.model.decode(ids)
+    st.code(text, language=None, wrap_lines=True)
+    gt = cache.get_trace_ids(tuple(ids), name, device)
+    where = (name, device, tuple(ids), len(gen["steps"]))
+    new = list(range(max(0, len(gt.tokens) - len(gen["steps"])), len(gt.tokens)))
+    chart(
+        "gen_strip", where, viz.token_strip, gt.tokens, gt.ids,
+        title="prompt + generated (orange)", highlight=new, filename="generated_tokens",
+    )  # fmt: skip
+    if ended(gen, eos):
+        st.caption("The model wrote [EOS]: it considers the text finished.")
+
+    layer, head, label = layer_head("gen", gt.n_layers, gt.n_heads)
+    row = analysis.head_weights(gt, layer, head)[-1]
+    last = len(gt.tokens) - 1
+    chart(
+        "gen_row", (where, layer, head), viz.attention_row, row, gt.tokens, gt.tokens[-1],
+        query_index=last, title=f"the new token “{gt.tokens[-1]}” attends to… ({label})",
+        filename="new_token_attention",
+    )  # fmt: skip
+    st.dataframe(
+        [
+            {"step": i + 1, "token": s["token"], "probability": round(s["probability"], 4)}
+            for i, s in enumerate(gen["steps"])
+        ],
+        hide_index=True,
+        height=220,
+    )
+    record = {"prompt": view.sentence, "model": name, "seed": int(seed)}
+    record |= {"steps": gen["steps"], "text": text}
+    download_json("Generation (JSON)", record, "gen_dl_json", "generation.json")

@@ -63,13 +63,17 @@ def caption(rows: list[dict], name: str, switched: bool) -> str:
     )
 
 
-@st.fragment
+ORDER_PAIR = ("the dog bit the man", "the man bit the dog")  # the two boxes' first text
+
+
 def order_matters(view: View) -> None:
-    """The demo, as a fragment: its two text boxes rerun only this part."""
+    """The demo: two sentences with the same words, with and without positions. Drawn in
+    the positional page's fragment, so its two text boxes rerun only that part; their text
+    lives in the session state (`pos_a`, `pos_b`, from ORDER_PAIR), kept by the page."""
     st.subheader("Without positions, word order is invisible")
     c1, c2 = st.columns(2)
-    first = c1.text_input("Sentence A", "the dog bit the man", key="pos_a")
-    second = c2.text_input("Sentence B", "the man bit the dog", key="pos_b")
+    first = c1.text_input("Sentence A", key="pos_a")
+    second = c2.text_input("Sentence B", key="pos_b")
     if not (first.strip() and second.strip()):
         st.info("Type two sentences with the same words in a different order.")
         return

@@ -25,6 +25,26 @@ def when_open(label: str, key: str, icon: str, draw: Callable[[], None]) -> None
             draw()
 
 
+def lazy_tabs(labels: Sequence[str], key: str) -> list:
+    """Tabs of which only the open one is computed and sent (`on_change="rerun"`): use
+    `if tab.open: with tab: ...`. For a page's sections, so a new input costs only what is
+    shown. Which tab is open is kept in `key` across new inputs."""
+    return list(st.tabs(list(labels), key=key, on_change="rerun"))
+
+
+def keep_state(*keys: str, **defaults: object) -> None:
+    """Keep widget values while their widget is not drawn (it sits in a closed tab):
+    Streamlit forgets a widget's value after a run that does not draw it. `keys` are kept
+    when they have a value; `defaults` also start at theirs, and their widgets then take the
+    value from the state alone (no `index` or `value` argument)."""
+    ss = st.session_state
+    for key in keys:
+        if key in ss:
+            ss[key] = ss[key]
+    for key, default in defaults.items():
+        ss[key] = ss.get(key, default)
+
+
 def token_labels(tokens: Sequence[str]) -> list[str]:
     """ "3 · bank": position and token, so repeated tokens stay apart in menus."""
     return [f"{i} · {tok}" for i, tok in enumerate(tokens)]

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+import viz
 from model import Trace, Translation
 from model.examples import TRANSLATION_EXAMPLES, TRANSLATION_PROBES
 from ui import cache
+from ui.figures import chart
 from ui.frame import Opened
 from ui.show import md_escape
 
@@ -90,3 +92,26 @@ def reference(text: str) -> str | None:
     """The grammar's own translation of a preset (None for a typed sentence)."""
     key = " ".join(text.lower().strip().rstrip(".!?").split())
     return TRANSLATION_EXAMPLES.get(key)
+
+
+def two_banks(name: str, device: str) -> None:
+    """The two banks: 은행 (money) and 강둑 (river), and what each looks at in the English."""
+    st.subheader("Two banks")
+    cols = st.columns(2)
+    for n, (place, sentence) in enumerate(zip(cols, BANKS, strict=True)):
+        bt = cache.get_trace(sentence, name, device)
+        hits = [i for i, tok in enumerate(bt.tokens) if "은행" in tok or "강둑" in tok]
+        with place:
+            st.markdown(f"*{sentence}*")
+            if not hits:
+                st.caption("The translation has no 은행 or 강둑: " + " ".join(bt.tokens[1:]))
+                continue
+            i = hits[0]  # the step before it (query i - 1) is the one that writes it
+            row = bt.cross_layers[-1].attention.mean(0)[i - 1]
+            top = int(row.argmax())
+            chart(f"xa_bank_{n}", (sentence, name, device), viz.attention_row,
+                  row, bt.encoder.tokens, bt.tokens[i - 1], filename="bank_cross_attention",
+                  title=f"writing “{bt.tokens[i]}”: last layer, average of heads")  # fmt: skip
+            st.caption(
+                f"The strongest English key: “{bt.encoder.tokens[top]}” ({row[top]:.0%})."
+            )

@@ -263,6 +263,13 @@ def after_rerun(page, action: Callable[[], object], timeout: float = 30.0) -> No
     wait_idle(page, before + 1, timeout)
 
 
+def open_tab(page, label: str, timeout: float = 60.0) -> None:
+    """Open one of a page's section tabs (ui.show.lazy_tabs: its content is computed and
+    sent only then, by a rerun) and wait for that rerun to finish."""
+    tab = page.get_by_role("tab", name=label, exact=True)
+    after_rerun(page, tab.click, timeout)
+
+
 def open_app(page, url: str, timeout: float = 60.0, charts: bool = False) -> None:
     """Go to `url`, wait for the first run to finish (and for a drawn chart if asked)."""
     page.goto(url, wait_until="domcontentloaded", timeout=timeout * 1000)

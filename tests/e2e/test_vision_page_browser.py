@@ -23,6 +23,7 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     assert_clean(page)
     page.screenshot(path=str(screenshot_dir / "vision.png"))
 
+    harness.open_tab(page, "Where [CLS] looks")  # drawn only when its tab is open
     assert "[CLS] → patches, layer 1" in " ".join(harness.chart_texts(page))
     harness.after_rerun(page, lambda: page.get_by_text("layer 3", exact=True).first.click())
     page.wait_for_function(
