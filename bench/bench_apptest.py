@@ -3,8 +3,9 @@
 For each page and a 20-token sentence (specials included), the median wall time of:
   full rerun    the page run again, nothing changed (every cache warm)
   new sentence  a sentence not seen before typed into the sidebar (one forward pass, new
-                figures)
-  picker        the page's main picker moved (layer/head, token, positions, temperature) to
+                figures), with the page's first section tab open
+  picker        the page's main picker moved (layer/head, token, positions, temperature), in
+                its section tab, to
                 a value not shown before, then to the same values again (figures already
                 kept); AppTest reruns the whole script, so this is an upper bound on the
                 fragment rerun a browser does
@@ -55,6 +56,15 @@ PICKERS: dict[str, tuple[str, Callable[[AppTest, int], None]]] = {
     "causal": ("temperature", lambda at, i: at.slider(key="causal_temp").set_value(0.05 * i)),
 }
 
+# The section tab each picker sits in (ui.show.lazy_tabs); a new sentence is timed on the
+# page's first tab, the one a visitor sees.
+PICKER_TABS = {
+    "tokens": ("tok_section", "Nearest neighbours"),
+    "positional": ("pos_section", "Sinusoidal"),
+    "masked": ("mask_section", "Where the [MASK] looked"),
+    "causal": ("causal_section", "The next token, then generation"),
+}
+
 
 def sentence_of(n_tokens: int, variant: int) -> str:
     """A sentence that the mlm reads as n_tokens tokens (specials included); each variant
@@ -93,6 +103,10 @@ def bench_page(name: str, repeats: int, tokens: int) -> dict[str, float]:
     )
 
     _, pick = PICKERS[name]
+    if name in PICKER_TABS:  # the picker sits in a section tab: opened (a rerun) first
+        key, label = PICKER_TABS[name]
+        at.session_state[key] = label
+        at.run()
     first = iter(range(1, 1 + repeats))  # values not shown before (figures built)
     result["picker, first view"] = median_ms(lambda: (pick(at, next(first)), at.run()), repeats)
     again = iter(range(1, 1 + repeats))  # the same values again (figures kept)

@@ -122,11 +122,13 @@ def unavailable(reason: str) -> None:
 
 
 def axes_show(axes: list[list[str]], tokens: list[str]) -> bool:
-    """Some axis lists exactly these tokens, in order ([MASK] may stand in for any)."""
+    """Some axis lists exactly these tokens, in order ([MASK] may stand in for any; an axis
+    of positions labels each with its position first, "3 across")."""
     for axis in axes:
         labels = [html.unescape(a) for a in axis]
+        pairs = enumerate(zip(labels, tokens, strict=False))
         if len(labels) == len(tokens) and all(
-            a == t or a == "[MASK]" for a, t in zip(labels, tokens, strict=True)
+            a in (t, f"{i} {t}", "[MASK]") for i, (a, t) in pairs
         ):
             return True
     return False
