@@ -43,12 +43,13 @@ def causal_mask(view: View) -> None:
     with right:
         chart(
             "causal_attention", key, viz.attention_heatmap, weights, t.tokens,
-            title="layer 1, average of the heads: zero above the diagonal", window=window,
+            title="attention, layer 1, average of the heads", window=window,
             filename="causal_attention",
         )  # fmt: skip
     st.caption(
-        "Query i (row) may look at keys 0..i only: softmax(scores + mask) gives exactly 0 "
-        "weight to every later token."
+        "Left: the mask added to the scores. Right: layer 1's attention, averaged over the "
+        "heads. Query i (row) may look at keys 0..i only: softmax(scores + mask) gives "
+        "exactly 0 weight to every later token, so the right matrix is 0 above the diagonal."
     )
     labels = token_labels(t.tokens)
     download_csv("Layer 1 attention, average of the heads (CSV)", weights, labels, labels,

@@ -1,7 +1,8 @@
 """Bounded work for any input (issue 14): a visitor must not be able to hold the server.
 Each text page gets the worst inputs (300 [MASK] tokens, a 60,000-character sentence,
 3,000 emoji, a 256-token sentence) and the work it does is counted, not timed: forward
-passes of the model, charts drawn, numbers sent to the browser. bench/bench_hostile.py
+passes of the model, charts drawn, numbers sent to the browser, on its first view and on
+each of its section tabs. bench/bench_hostile.py
 times the same inputs."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 import streamlit as st
 
 from model.lm import TransformerLM
-from tests.test_app import assert_ok, page
+from tests.test_app import SECTION_TABS, assert_ok, page
 
 HOSTILE = {
     "300 masks": " ".join(["[MASK]"] * 300),
@@ -62,12 +63,18 @@ def forward_passes(monkeypatch) -> list[int]:
 def test_a_page_bounds_its_work_whatever_the_input(name: str, label: str,
                                                     forward_passes: list[int]) -> None:  # fmt: skip
     at = page(name, HOSTILE[label])
-    assert_ok(at)
-    charts = at.get("plotly_chart")
-    assert len(forward_passes) <= MAX_FORWARD, f"{len(forward_passes)} forward passes"
-    assert len(charts) <= MAX_CHARTS, f"{len(charts)} charts"
-    sent = sum(numbers_in(json.loads(c.proto.spec)) for c in charts)
-    assert sent <= MAX_NUMBERS, f"{sent:,} numbers sent to the browser"
+    tabs = [tab.label for tab in at.tabs]
+    for tab in [None, *tabs[1:]]:  # the first view, then every other section tab
+        if tab is not None:
+            forward_passes.clear()
+            at.session_state[SECTION_TABS[name]] = tab
+            at.run()
+        assert_ok(at)
+        charts = at.get("plotly_chart")
+        assert len(forward_passes) <= MAX_FORWARD, f"{tab}: {len(forward_passes)} forward passes"
+        assert len(charts) <= MAX_CHARTS, f"{tab}: {len(charts)} charts"
+        sent = sum(numbers_in(json.loads(c.proto.spec)) for c in charts)
+        assert sent <= MAX_NUMBERS, f"{tab}: {sent:,} numbers sent to the browser"
 
 
 def test_300_masks_are_all_predicted_but_six_drawn() -> None:
