@@ -22,8 +22,9 @@ view = frame(
     "The model never sees letters: the tokenizer cuts the sentence into **tokens** (a word "
     "or a piece of one, `##` marks a continuation), and each token id picks one row of the "
     "**embedding** table, a vector of numbers, learned in training. Words used in similar "
-    "sentences drift to similar vectors (below: a token's nearest neighbours in the table); "
-    "attention then mixes them, so a token's vector comes to depend on its context.",
+    "sentences drift to similar vectors (tab *Nearest neighbours*: a token's nearest "
+    "neighbours in the table); attention then mixes them, so a token's vector comes to "
+    "depend on its context (tab *Through the layers*).",
     reset={"tok_token": None, "tok_window": None, "cmp_word": None},
 )
 other = compare.second_sentence(view)
