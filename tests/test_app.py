@@ -347,9 +347,15 @@ def test_causal_page_shows_the_mask_and_the_filtered_distribution() -> None:
     )
     at.session_state["causal_section"] = WRITE
     figs = charts(at.run())
+    assert "causal_mask" not in figs, "only the open tab is drawn"
     probs = figs["causal_next"]["data"][0]["x"]
     assert sum(p > 0 for p in probs) == 3, "top-k 3 leaves three tokens"
     assert abs(sum(probs) - 1) < 1e-6
+    at.slider(key="causal_temp").set_value(1.5).run()
+    for tab in ("How it learns", WRITE):  # the settings are kept while another tab is open
+        at.session_state["causal_section"] = tab
+        assert_ok(at.run())
+    assert at.slider(key="causal_temp").value == 1.5 and at.slider(key="causal_topk").value == 3
 
 
 def test_pages_that_need_another_model_use_it_and_say_so() -> None:
