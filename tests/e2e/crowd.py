@@ -9,7 +9,9 @@ press until its result is shown:
 
   open       the landing page (tokens) until its first chart is drawn
   type       its own sentence in the sidebar (Ctrl+Enter) until a chart shows its tokens
-  page       each other sentence page (nav link) until a chart shows its tokens
+  page       each other sentence page (nav link) until a chart shows its tokens (the
+             masked page: until its tabs are drawn, then, a second "page" step, its tab
+             whose chart lists the tokens on an axis, harness.TOKEN_TABS)
   upload     a small .txt file (its own second sentence) in the sidebar's uploader until the
              sentence box holds it and a chart shows its tokens (causal page)
   page       the RNN translation page (nav link) until it is drawn
@@ -55,13 +57,17 @@ UPLOAD_INPUT = '[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneIn
 POLL_MS = 25
 WAIT_S = 120  # the longest one step may take (a loaded 2-core machine, a cold replica)
 Act = Callable[[], Awaitable]
-# Whether some chart axis lists exactly these tokens ([MASK] may stand in for any):
-# harness.axes_show() in the page, on the same tick labels as harness.AXIS_LABELS_JS.
+# Whether some chart axis lists exactly these tokens ([MASK] may stand in for any; an axis
+# of positions labels each "3 across"): harness.axes_show() in the page, on the same tick
+# labels as harness.AXIS_LABELS_JS.
 SHOWS_JS = f"""(tokens) => {{
   const decode = (s) => {{ const t = document.createElement('textarea'); t.innerHTML = s;
                            return t.value; }};
   return ({harness.AXIS_LABELS_JS})('').some((axis) => axis.length === tokens.length
-    && axis.every((a, i) => {{ const d = decode(a); return d === tokens[i] || d === '[MASK]'; }}));
+    && axis.every((a, i) => {{
+      const d = decode(a);
+      return d === tokens[i] || d === `${{i}} ${{tokens[i]}}` || d === '[MASK]';
+    }}));
 }}"""  # how often the page is asked whether a rerun has finished
 
 
@@ -237,8 +243,13 @@ class Session:
         await self.timed("type", typed, lambda: self.tokens_shown(plan.tokens[first, me.sentence]))
         await self.check(first, me.sentence)
         for key in SENTENCE_PAGES[1:]:
-            await self.timed("page", self.nav(key), lambda k=key: self.tokens_shown(
-                plan.tokens[k, me.sentence]))  # fmt: skip
+            shown = lambda k=key: self.tokens_shown(plan.tokens[k, me.sentence])  # noqa: E731
+            if key in harness.TOKEN_TABS:  # no axis of tokens on its first tab: open the tab
+                tab = page.get_by_role("tab", name=harness.TOKEN_TABS[key], exact=True)
+                await self.timed("page", self.nav(key), tab.wait_for)
+                await self.timed("page", tab.click, shown)
+            else:
+                await self.timed("page", self.nav(key), shown)
             await self.check(key, me.sentence)
 
         # The upload: the file's text becomes the sentence, on the replica holding the tab.

@@ -265,6 +265,11 @@ def after_rerun(page, action: Callable[[], object], timeout: float = 30.0) -> No
     wait_idle(page, before + 1, timeout)
 
 
+# Pages whose first tab shows the sentence's tokens only inside a strip's chips, not on a
+# chart axis: the tab that has an axis of them.
+TOKEN_TABS = {"masked": "Where the [MASK] looked"}
+
+
 def open_tab(page, label: str, timeout: float = 60.0) -> None:
     """Open one of a page's section tabs (ui.show.lazy_tabs: its content is computed and
     sent only then, by a rerun) and wait for that rerun to finish."""

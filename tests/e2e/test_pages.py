@@ -73,9 +73,9 @@ def assert_clean(page) -> None:
     assert not page.js_errors, page.js_errors
 
 
-# Pages whose first tab shows the tokens only inside a strip's chips, not on an axis: the
-# tab with an axis of tokens, and a chart of the first view to wait for before the shot.
-TOKEN_TAB = {"masked": ("Where the [MASK] looked", "mask_topk_0")}
+# Pages whose first tab has no axis of tokens (harness.TOKEN_TABS): the tab that has one,
+# and a chart of the first view to wait for before the screenshot.
+TOKEN_TAB = {"masked": (harness.TOKEN_TABS["masked"], "mask_topk_0")}
 
 
 @pytest.mark.parametrize("page_key", PAGE_KEYS)
