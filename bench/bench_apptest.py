@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import model  # noqa: E402
+from ui.show import section_key  # noqa: E402
 
 BASE = "the researcher asked the assistant to run the experiment again because he was not"
 NOUNS = "experiment test study trial survey analysis check model sample project lesson".split()
@@ -56,13 +57,13 @@ PICKERS: dict[str, tuple[str, Callable[[AppTest, int], None]]] = {
     "causal": ("temperature", lambda at, i: at.slider(key="causal_temp").set_value(0.05 * i)),
 }
 
-# The section tab each picker sits in (ui.show.lazy_tabs); a new sentence is timed on the
-# page's first tab, the one a visitor sees.
+# The section tab each picker sits in (ui.show.lazy_sections); a new sentence is timed on
+# the page's first tab, the one a visitor sees.
 PICKER_TABS = {
-    "tokens": ("tok_section", "Nearest neighbours"),
-    "positional": ("pos_section", "Sinusoidal"),
-    "masked": ("mask_section", "Where the [MASK] looked"),
-    "causal": ("causal_section", "The next token, then generation"),
+    "tokens": "Nearest neighbours",
+    "positional": "Sinusoidal",
+    "masked": "Where the [MASK] looked",
+    "causal": "The next token, then generation",
 }
 
 
@@ -104,8 +105,7 @@ def bench_page(name: str, repeats: int, tokens: int) -> dict[str, float]:
 
     _, pick = PICKERS[name]
     if name in PICKER_TABS:  # the picker sits in a section tab: opened (a rerun) first
-        key, label = PICKER_TABS[name]
-        at.session_state[key] = label
+        at.session_state[section_key(name)] = PICKER_TABS[name]
         at.run()
     first = iter(range(1, 1 + repeats))  # values not shown before (figures built)
     result["picker, first view"] = median_ms(lambda: (pick(at, next(first)), at.run()), repeats)

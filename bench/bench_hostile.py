@@ -35,20 +35,13 @@ def inputs() -> dict[str, str]:
     }
 
 
-# The state key of each page's section tabs (ui.show.lazy_tabs): each is opened in turn.
-SECTION_TABS = {
-    "tokens": "tok_section",
-    "positional": "pos_section",
-    "masked": "mask_section",
-    "causal": "causal_section",
-}
-
-
 def run_page(name: str, text: str) -> tuple[float, float, int, float]:
     """(first run s, rerun s, charts, the slowest run that opens another section tab) for
     one page and one sentence."""
     import streamlit as st
     from streamlit.testing.v1 import AppTest
+
+    from ui.show import section_key
 
     st.cache_data.clear()
     at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=600)
@@ -62,7 +55,7 @@ def run_page(name: str, text: str) -> tuple[float, float, int, float]:
     charts = len(at.get("plotly_chart"))
     tabs = 0.0
     for label in [tab.label for tab in at.tabs][1:]:
-        at.session_state[SECTION_TABS[name]] = label
+        at.session_state[section_key(name)] = label
         start = time.perf_counter()
         at.run()
         tabs = max(tabs, time.perf_counter() - start)

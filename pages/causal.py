@@ -10,7 +10,7 @@ from ui.frame import View, frame
 from ui.show import (
     download_csv,
     keep_state,
-    lazy_tabs,
+    lazy_sections,
     token_labels,
     window_picker,
 )
@@ -24,9 +24,6 @@ view = frame(
     reset={"causal_window": None, "gen": None},
 )
 t, key = view.trace, view.key
-
-SECTIONS = ("The causal mask", "The next token, then generation", "How it learns")
-
 
 def causal_mask(view: View) -> None:
     """The causal mask, and what it does to the attention."""
@@ -91,11 +88,11 @@ def writing(view: View) -> None:
 def sections(view: View) -> None:
     keep_state("causal_window", "causal_temp", "causal_topk", "causal_topp", "causal_bars")
     keep_state("gen_seed", "gen_layer", "gen_head")
-    tabs = lazy_tabs(SECTIONS, "causal_section")
-    for tab, section in zip(tabs, (causal_mask, writing, training.gpt_targets), strict=True):
-        if tab.open:
-            with tab:
-                section(view)
+    lazy_sections("causal", {
+        "The causal mask": lambda: causal_mask(view),
+        "The next token, then generation": lambda: writing(view),
+        "How it learns": lambda: training.gpt_targets(view),
+    })  # fmt: skip
 
 
 sections(view)

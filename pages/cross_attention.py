@@ -8,7 +8,7 @@ from model import Trace
 from ui import cache
 from ui.figures import chart
 from ui.frame import open_page
-from ui.show import download_csv, download_json, keep_state, layer_head, lazy_tabs
+from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 from ui.translation import reference, translated, two_banks
 
 opened = open_page(
@@ -33,9 +33,6 @@ chart("xa_source", where, viz.token_strip, src.tokens, src.ids, title="source (e
       filename="source_tokens")  # fmt: skip
 chart("xa_target", where, viz.token_strip, t.tokens, t.ids, title="target (decoder input)",
       filename="target_tokens")  # fmt: skip
-
-
-SECTIONS = ("Cross-attention", "Self-attention", "Decoding, one token at a time", "Two banks")
 
 
 def picked(t: Trace) -> tuple[int, int | str, str, str]:
@@ -113,14 +110,12 @@ def decoding(t: Trace, where: tuple) -> None:
 @st.fragment
 def sections(t: Trace, where: tuple) -> None:
     keep_state("xa_layer", "xa_head", "xa_step")
-    tabs = lazy_tabs(SECTIONS, "xa_section")
-    for tab, section in zip(tabs[:3], (cross_attention, self_attention, decoding), strict=True):
-        if tab.open:
-            with tab:
-                section(t, where)
-    if tabs[3].open:
-        with tabs[3]:
-            two_banks(where[1], where[2])
+    lazy_sections("cross_attention", {
+        "Cross-attention": lambda: cross_attention(t, where),
+        "Self-attention": lambda: self_attention(t, where),
+        "Decoding, one token at a time": lambda: decoding(t, where),
+        "Two banks": lambda: two_banks(where[1], where[2]),
+    })  # fmt: skip
 
 
 sections(t, where)

@@ -12,14 +12,13 @@ from ui.show import (
     download_json,
     keep_state,
     layer_head,
-    lazy_tabs,
+    lazy_sections,
     md_escape,
     token_labels,
     window_picker,
 )
 
 MAX_DRAWN = 6  # masks drawn as charts; the others are listed (a visitor may type 300)
-SECTIONS = ("The guesses", "Where the [MASK] looked", "How BERT learns")
 
 
 def typed_masks(t: Trace) -> list[int]:
@@ -125,16 +124,11 @@ def mask_attention(mt: Trace, masked: list[int], where: tuple) -> None:
 
 # Three sections in tabs: only the open one is computed and drawn.
 keep_state("mask_layer", "mask_head", "mask_window")
-tabs = lazy_tabs(SECTIONS, "mask_section")
-if tabs[0].open:
-    with tabs[0]:
-        guesses()
-if tabs[1].open:
-    with tabs[1]:
-        mask_attention(mt, drawn, where)
-if tabs[2].open:
-    with tabs[2]:
-        training.bert_masking(view)
+lazy_sections("masked", {
+    "The guesses": guesses,
+    "Where the [MASK] looked": lambda: mask_attention(mt, drawn, where),
+    "How BERT learns": lambda: training.bert_masking(view),
+})  # fmt: skip
 
 st.subheader("Numbers")
 predictions = [

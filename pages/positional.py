@@ -8,7 +8,7 @@ from ui import compare
 from ui.figures import chart
 from ui.frame import View, frame
 from ui.order import ORDER_PAIR, order_matters
-from ui.show import download_csv, keep_state, lazy_tabs, token_labels, window_picker
+from ui.show import download_csv, keep_state, lazy_sections, token_labels, window_picker
 
 view = frame(
     "positional",
@@ -28,9 +28,6 @@ t, key = view.trace, view.key
 n, d, max_len = len(t.tokens), t.embeddings.shape[1], view.model.max_len
 labels = token_labels(t.tokens)
 window = window_picker(n, "pos_window")
-
-SECTIONS = ("Binary", "Sinusoidal", "Embedding + position", "Word order")
-
 
 def binary(view: View, window: tuple[int, int] | None) -> None:
     """The first idea: the position written in binary, one bit per column."""
@@ -115,19 +112,12 @@ def sections(view: View, labels: list[str], window: tuple[int, int] | None) -> N
     span = min(max_len, max(64, len(t.tokens)))
     keep_state("pos_full", pos_dims=[j for j in (0, 1, 8, 32) if j < d], pos_span=span)
     keep_state(pos_a=ORDER_PAIR[0], pos_b=ORDER_PAIR[1])
-    tabs = lazy_tabs(SECTIONS, "pos_section")
-    if tabs[0].open:
-        with tabs[0]:
-            binary(view, window)
-    if tabs[1].open:
-        with tabs[1]:
-            sinusoids(view, labels, window, max_len)
-    if tabs[2].open:
-        with tabs[2]:
-            embedding_plus_position(view, window)
-    if tabs[3].open:
-        with tabs[3]:
-            order_matters(view)
+    lazy_sections("positional", {
+        "Binary": lambda: binary(view, window),
+        "Sinusoidal": lambda: sinusoids(view, labels, window, max_len),
+        "Embedding + position": lambda: embedding_plus_position(view, window),
+        "Word order": lambda: order_matters(view),
+    })  # fmt: skip
 
 
 sections(view, labels, window)

@@ -12,7 +12,7 @@ from ui.show import (
     download_csv,
     download_json,
     keep_state,
-    lazy_tabs,
+    lazy_sections,
     token_labels,
     window_picker,
 )
@@ -40,9 +40,6 @@ cos = analysis.cosine_matrix(t.embeddings)
 # The sentence as token chips
 chart("tok_strip", key, viz.token_strip, t.tokens, t.ids, f"{len(t.ids)} tokens", filename="tokens")
 st.caption("Hover a chip for its position and id. [BOS] and [EOS] mark the start and the end.")
-
-SECTIONS = ("Embedding matrix", "Nearest neighbours", "Through the layers")
-
 
 def matrices(view: View, cos) -> None:
     """The embedding matrix and the cosine similarity between the sentence's tokens."""
@@ -105,16 +102,11 @@ def contextual(view: View, pos: int, dims: list[str]) -> None:
 @st.fragment
 def sections(view: View, labels: list[str], dims: list[str], cos) -> None:
     keep_state("tok_window", "tok_token", tok_k=8)
-    matrix, near, layers = lazy_tabs(SECTIONS, "tok_section")
-    if matrix.open:
-        with matrix:
-            matrices(view, cos)
-    if near.open:
-        with near:
-            neighbours(view, pick_token(view, labels))
-    if layers.open:
-        with layers:
-            contextual(view, pick_token(view, labels), dims)
+    lazy_sections("tokens", {
+        "Embedding matrix": lambda: matrices(view, cos),
+        "Nearest neighbours": lambda: neighbours(view, pick_token(view, labels)),
+        "Through the layers": lambda: contextual(view, pick_token(view, labels), dims),
+    })  # fmt: skip
 
 
 sections(view, labels, dims, cos)

@@ -10,7 +10,7 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import open_page
 from ui.images import choose_image
-from ui.show import download_csv, download_json, keep_state, layer_head, lazy_tabs
+from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 
 opened = open_page(
     "vision",
@@ -43,9 +43,6 @@ with right:
     ranked = sorted(enumerate(probs), key=lambda p: -p[1])
     chart("vit_classes", where, viz.topk_bar, [(str(d), float(p)) for d, p in ranked],
           title="the digits, most likely first", filename="prediction")  # fmt: skip
-SECTIONS = ("Patches as tokens", "Patch + position = input", "Where [CLS] looks")
-
-
 def patch_tokens(t: Trace, where: tuple, patch: int) -> None:
     """The image cut into patches, each patch one token."""
     tiles = analysis.patches(t.image, patch)
@@ -97,16 +94,11 @@ def cls_attention(t: Trace, where: tuple, grid: int) -> None:
 @st.fragment
 def sections(t: Trace, where: tuple, grid: int, patch: int) -> None:
     keep_state("vis_layer", "vis_head")
-    tabs = lazy_tabs(SECTIONS, "vit_section")
-    if tabs[0].open:
-        with tabs[0]:
-            patch_tokens(t, where, patch)
-    if tabs[1].open:
-        with tabs[1]:
-            inputs(t, where, grid)
-    if tabs[2].open:
-        with tabs[2]:
-            cls_attention(t, where, grid)
+    lazy_sections("vision", {
+        "Patches as tokens": lambda: patch_tokens(t, where, patch),
+        "Patch + position = input": lambda: inputs(t, where, grid),
+        "Where [CLS] looks": lambda: cls_attention(t, where, grid),
+    })  # fmt: skip
 
 
 sections(t, where, grid, patch)

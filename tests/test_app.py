@@ -21,6 +21,7 @@ from model.examples import PROBES
 from model.tokenizer import load_tokenizer
 from tests.conftest import save_tiny
 from ui.registry import PAGES as PAGE_SPECS
+from ui.show import section_key
 from ui.state import MAX_UPLOAD_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,13 +77,8 @@ def tokens_of(model: str, text: str) -> list[str]:
 # --- every page, every lecture example -----------------------------------------------------
 
 
-# The state key of each page's section tabs (ui.show.lazy_tabs: only the open one is drawn).
-SECTION_TABS = {
-    "tokens": "tok_section",
-    "positional": "pos_section",
-    "masked": "mask_section",
-    "causal": "causal_section",
-}
+# The pages whose sections are tabs (ui.show.lazy_sections: only the open one is drawn).
+TABBED = {"tokens", "positional", "masked", "causal"}
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -95,10 +91,10 @@ def test_page_runs_for_each_lecture_example(name: str, example: str) -> None:
     assert at.title[0].value
     assert at.get("download_button"), "every page offers its numbers for download"
     labels = [tab.label for tab in at.tabs]
-    assert bool(labels) == (name in SECTION_TABS), labels
+    assert bool(labels) == (name in TABBED), labels
     drawn = {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
     for label in labels[1:]:
-        at.session_state[SECTION_TABS[name]] = label
+        at.session_state[section_key(name)] = label
         assert_ok(at.run())
         drawn |= {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
     assert len(drawn) >= 3, drawn
@@ -240,27 +236,27 @@ def test_every_attention_step_is_drawn_and_matches_the_model(step: int) -> None:
 
 
 def test_token_picker_changes_the_neighbours_and_the_trajectory() -> None:
-    at = page("tokens", PROBES[0], tok_section="Through the layers")
+    at = page("tokens", PROBES[0], tokens_section="Through the layers")
     assert set(charts(at)) == {"tok_strip", "tok_trajectory"}, "only the open tab is drawn"
     before = charts(at)["tok_trajectory"]["layout"]["title"]["text"]
     at.selectbox(key="tok_token").set_value(5).run()  # "river"
     assert "river" in charts(at)["tok_trajectory"]["layout"]["title"]["text"]
     assert charts(at)["tok_trajectory"]["layout"]["title"]["text"] != before
-    at.session_state["tok_section"] = "Nearest neighbours"
+    at.session_state["tokens_section"] = "Nearest neighbours"
     at.run()
     assert at.selectbox(key="tok_token").value == 5, "the token is kept across the tabs"
     assert any("river" in trace.get("name", "") for trace in charts(at)["tok_map"]["data"])
     at.slider(key="tok_k").set_value(12).run()
-    at.session_state["tok_section"] = "Embedding matrix"
+    at.session_state["tokens_section"] = "Embedding matrix"
     at.run()
     assert "tok_map" not in charts(at)
-    at.session_state["tok_section"] = "Nearest neighbours"
+    at.session_state["tokens_section"] = "Nearest neighbours"
     at.run()
     assert at.slider(key="tok_k").value == 12, "so is the number of neighbours"
 
 
 def test_pickers_survive_a_shorter_sentence() -> None:
-    at = page("tokens", PROBES[0], tok_section="Nearest neighbours")
+    at = page("tokens", PROBES[0], tokens_section="Nearest neighbours")
     at.selectbox(key="tok_token").set_value(11).run()
     at.text_area(key="w_sentence").input("the cat").run()
     assert_ok(at)
@@ -297,7 +293,7 @@ def test_masked_page_ranks_tokens_for_each_mask() -> None:
         assert probs == sorted(probs, reverse=True)
         assert all(0 <= p <= 1 for p in probs)
     assert not any(key.startswith("mask_row") for key in figs), "drawn only in its tab"
-    at.session_state["mask_section"] = "Where the [MASK] looked"
+    at.session_state["masked_section"] = "Where the [MASK] looked"
     assert {"mask_row_0", "mask_row_1"} <= charts(at.run()).keys(), "each [MASK]'s attention"
 
 

@@ -13,7 +13,8 @@ import pytest
 import streamlit as st
 
 from model.lm import TransformerLM
-from tests.test_app import SECTION_TABS, assert_ok, page
+from tests.test_app import assert_ok, page
+from ui.show import section_key
 
 HOSTILE = {
     "300 masks": " ".join(["[MASK]"] * 300),
@@ -67,7 +68,7 @@ def test_a_page_bounds_its_work_whatever_the_input(name: str, label: str,
     for tab in [None, *tabs[1:]]:  # the first view, then every other section tab
         if tab is not None:
             forward_passes.clear()
-            at.session_state[SECTION_TABS[name]] = tab
+            at.session_state[section_key(name)] = tab
             at.run()
         assert_ok(at)
         charts = at.get("plotly_chart")
@@ -83,7 +84,7 @@ def test_300_masks_are_all_predicted_but_six_drawn() -> None:
     keys = [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
     assert sum(k.startswith("mask_topk_") for k in keys) == 6
     assert any("more masks, first guesses" in c.value for c in at.caption)
-    at.session_state["mask_section"] = "Where the [MASK] looked"
+    at.session_state["masked_section"] = "Where the [MASK] looked"
     assert_ok(at.run())
     keys = [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
     assert sum(k.startswith("mask_row_") for k in keys) == 6

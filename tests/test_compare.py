@@ -201,7 +201,7 @@ def test_the_causal_page_shows_targets_shifted_by_one() -> None:
 
 
 def test_the_masked_page_draws_bert_masking_again_on_a_click() -> None:
-    at = page("masked", RIVER, mask_section="How BERT learns")
+    at = page("masked", RIVER, masked_section="How BERT learns")
     assert_ok(at)
     first = at.dataframe[-1].value
     assert set(first.columns) >= {"token", "the model reads", "its first guess", "p(token)"}

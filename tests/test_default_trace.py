@@ -107,6 +107,6 @@ def test_the_first_tokens_page_loads_no_model(monkeypatch) -> None:
     specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
     assert at.get("plotly_chart") and '"river"' in specs
     assert not at.dataframe, "the neighbours' tab is not open"
-    at.session_state["tok_section"] = "Nearest neighbours"
+    at.session_state["tokens_section"] = "Nearest neighbours"
     assert not at.run().exception, at.exception
     assert len(at.dataframe) == 1, "the nearest-neighbour table is shown"

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def charts(name: str, sentence: str, model_name: str = "mlm", **state: object) -> dict[str, dict]:
-    """The page's charts by widget key; `state` opens a section tab (pos_section=...)."""
+    """The page's charts by widget key; `state` opens a section tab (positional_section=...)."""
     at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=180)
     at.session_state["sentence"] = sentence
     at.session_state["model"] = model_name
@@ -60,14 +60,14 @@ def _cells_fit(fig: dict, plot_px: float) -> bool:
 def test_numbers_in_cells_only_where_they_fit(
     page: str, widget: str, sentence: str, model_name: str
 ) -> None:
-    tab = {"pos_dot": {"pos_section": "Sinusoidal"}}.get(widget, {})
+    tab = {"pos_dot": {"positional_section": "Sinusoidal"}}.get(widget, {})
     fig = charts(page, sentence, model_name, **tab)[widget]
     assert _cells_fit(fig, PLOT_PX[widget]), widget
     assert all(trace.get("customdata") is not None for trace in fig["data"])  # on hover
 
 
 def test_the_waves_are_continuous_curves_through_the_positions() -> None:
-    fig = charts("positional", "the dog bit the man", pos_section="Sinusoidal")["pos_waves"]
+    fig = charts("positional", "the dog bit the man", positional_section="Sinusoidal")["pos_waves"]
     lines = [t for t in fig["data"] if t.get("mode") == "lines"]
     dots = [t for t in fig["data"] if t.get("mode") == "markers"]
     assert lines and len(lines) == len(dots)

@@ -121,7 +121,7 @@ def test_the_page_shows_a_test_digit_its_patches_and_the_prediction() -> None:
     tabs = {"Patch + position = input": {"vit_input", "vit_positions"},
             "Where [CLS] looks": {"vit_cls", "vit_rollout"}}  # fmt: skip
     for label, keys in tabs.items():
-        at.session_state["vit_section"] = label
+        at.session_state["vision_section"] = label
         assert not at.run().exception
         assert keys <= figures(at).keys() and "vit_tokens" not in figures(at), label
     at.radio(key="vis_layer").set_value(2).run()

@@ -25,11 +25,20 @@ def when_open(label: str, key: str, icon: str, draw: Callable[[], None]) -> None
             draw()
 
 
-def lazy_tabs(labels: Sequence[str], key: str) -> list:
-    """Tabs of which only the open one is computed and sent (`on_change="rerun"`): use
-    `if tab.open: with tab: ...`. For a page's sections, so a new input costs only what is
-    shown. Which tab is open is kept in `key` across new inputs."""
-    return list(st.tabs(list(labels), key=key, on_change="rerun"))
+def section_key(page: str) -> str:
+    """The session-state key that holds which of `page`'s section tabs is open."""
+    return f"{page}_section"
+
+
+def lazy_sections(page: str, parts: dict[str, Callable[[], None]]) -> None:
+    """`page`'s sections as tabs, labelled by `parts`' keys, of which only the open one is
+    computed and sent (`on_change="rerun"`; its draw function runs inside it): a new input
+    costs only what is on screen. Which tab is open is kept across new inputs."""
+    tabs = st.tabs(list(parts), key=section_key(page), on_change="rerun")
+    for tab, draw in zip(tabs, parts.values(), strict=True):
+        if tab.open:
+            with tab:
+                draw()
 
 
 def keep_state(*keys: str, **defaults: object) -> None:
