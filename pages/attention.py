@@ -12,21 +12,6 @@ from ui.query import follow_query_box
 from ui.show import download_csv, download_json, layer_head, token_labels, window_picker
 from ui.steps import STEPS, draw_step
 
-view = frame(
-    "attention",
-    "Each token asks a **query**, every token offers a **key** and a **value**: the query "
-    "is compared with every key, the scores go through a softmax, and the token's new vector "
-    "is the weighted blend of the values, a *soft* dictionary lookup. Read a row: how much "
-    "that token (the query) takes from each token across (the keys). Compare *bank* in the "
-    "river sentence and in the cash sentence.\n\n"
-    r"$$\operatorname{Attention}(Q, K, V) = "
-    r"\operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V$$",
-    reset={"att_window": None, "att_query": None, "att_key": None, "cmp_att_word": None},
-)
-
-
-other = compare.second_sentence(view)
-
 
 # One head, its layer's average (or the same head on sentence B), one query followed, and
 # the computation step by step (the pickers rerun only this part)
@@ -79,13 +64,31 @@ def head_view(view: View, other) -> None:
     draw_step(step, steps, t.tokens, head, t.n_heads, t.causal, (view.key, layer, head), window)
 
 
-head_view(view, other)
+def draw(view: View) -> None:
+    """The page below its header (ui.frame.body): drawn again for each new sentence."""
+    other = compare.second_sentence(view)
 
-# Every layer and head at once (a summary per head and a page of layers for big models)
-t = view.trace
-layer_grid(view)
+    head_view(view, other)
 
-st.subheader("Numbers")
-record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
-record["attention[layer][head][query][key]"] = t.attention_stack()
-download_json("All attention weights (JSON)", record, "att_dl_all", "attention.json")
+    # Every layer and head at once (a summary per head and a page of layers for big models)
+    t = view.trace
+    layer_grid(view)
+
+    st.subheader("Numbers")
+    record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
+    record["attention[layer][head][query][key]"] = t.attention_stack()
+    download_json("All attention weights (JSON)", record, "att_dl_all", "attention.json")
+
+
+frame(
+    "attention",
+    draw,
+    "Each token asks a **query**, every token offers a **key** and a **value**: the query "
+    "is compared with every key, the scores go through a softmax, and the token's new vector "
+    "is the weighted blend of the values, a *soft* dictionary lookup. Read a row: how much "
+    "that token (the query) takes from each token across (the keys). Compare *bank* in the "
+    "river sentence and in the cash sentence.\n\n"
+    r"$$\operatorname{Attention}(Q, K, V) = "
+    r"\operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V$$",
+    reset={"att_window": None, "att_query": None, "att_key": None, "cmp_att_word": None},
+)

@@ -15,15 +15,6 @@ from ui.show import (
     window_picker,
 )
 
-view = frame(
-    "causal",
-    "A decoder such as GPT may only look **left**: a mask puts −∞ above the diagonal of the "
-    "scores, so after the softmax no token sees the future. Trained to predict each next "
-    "token, it writes text one token at a time: predict a distribution, pick a token, append "
-    "it, repeat. Temperature, top-k and top-p change how adventurous the pick is.",
-    reset={"causal_window": None, "gen": None},
-)
-t, key = view.trace, view.key
 
 def causal_mask(view: View) -> None:
     """The causal mask, and what it does to the attention."""
@@ -53,8 +44,6 @@ def causal_mask(view: View) -> None:
                  "causal_dl_attention", "causal_attention_L1.csv")  # fmt: skip
 
 
-
-
 # The next token
 def next_token(view: View) -> None:
     t, name, device = view.trace, view.model_name, view.device
@@ -73,7 +62,6 @@ def next_token(view: View) -> None:
         "Top 50 next tokens (CSV)", probs[top][:, None], [vocab[i] for i in top],
         ["probability"], "causal_dl_next", "next_token.csv",
     )  # fmt: skip
-
 
 
 def writing(view: View) -> None:
@@ -95,4 +83,17 @@ def sections(view: View) -> None:
     })  # fmt: skip
 
 
-sections(view)
+def draw(view: View) -> None:
+    """The page below its header (ui.frame.body): drawn again for each new sentence."""
+    sections(view)
+
+
+frame(
+    "causal",
+    draw,
+    "A decoder such as GPT may only look **left**: a mask puts −∞ above the diagonal of the "
+    "scores, so after the softmax no token sees the future. Trained to predict each next "
+    "token, it writes text one token at a time: predict a distribution, pick a token, append "
+    "it, repeat. Temperature, top-k and top-p change how adventurous the pick is.",
+    reset={"causal_window": None, "gen": None},
+)

@@ -7,7 +7,7 @@ import viz
 from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import open_page
+from ui.frame import body, open_page
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 from ui.translation import reference, translated, two_banks
 
@@ -19,20 +19,6 @@ opened = open_page(
     "decoder, keys and values from the encoder. Korean puts the verb last (subject, "
     "object, verb), so watch each Korean word find its English source out of order.",
 )
-name, device = opened.model_name, opened.device
-text, out, t = translated(opened)
-src = t.encoder
-expected = reference(text)
-verdict = "" if expected is None else (" (exact)" if out.text == expected else " (wrong)")
-st.markdown(f"**{name}** translates{verdict}:")
-st.code(out.text or "(nothing)", language=None, wrap_lines=True)
-if expected and out.text != expected:
-    st.caption(f"The grammar's translation: {expected}")
-where = (text, name, device)
-chart("xa_source", where, viz.token_strip, src.tokens, src.ids, title="source (encoder)",
-      filename="source_tokens")  # fmt: skip
-chart("xa_target", where, viz.token_strip, t.tokens, t.ids, title="target (decoder input)",
-      filename="target_tokens")  # fmt: skip
 
 
 def picked(t: Trace) -> tuple[int, int | str, str, str]:
@@ -118,9 +104,29 @@ def sections(t: Trace, where: tuple) -> None:
     })  # fmt: skip
 
 
-sections(t, where)
+def draw() -> None:
+    """The page below its header (ui.frame.body): drawn again for each new input."""
+    name, device = opened.model_name, opened.device
+    text, out, t = translated(opened)
+    src = t.encoder
+    expected = reference(text)
+    verdict = "" if expected is None else (" (exact)" if out.text == expected else " (wrong)")
+    st.markdown(f"**{name}** translates{verdict}:")
+    st.code(out.text or "(nothing)", language=None, wrap_lines=True)
+    if expected and out.text != expected:
+        st.caption(f"The grammar's translation: {expected}")
+    where = (text, name, device)
+    chart("xa_source", where, viz.token_strip, src.tokens, src.ids, title="source (encoder)",
+          filename="source_tokens")  # fmt: skip
+    chart("xa_target", where, viz.token_strip, t.tokens, t.ids, title="target (decoder input)",
+          filename="target_tokens")  # fmt: skip
 
-record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
-record |= {"probabilities": out.probs, "source_tokens": src.tokens, "target_tokens": t.tokens}
-record["cross_attention[layer][head][target][source]"] = [c.attention for c in t.cross_layers]
-download_json("Translation and cross-attention (JSON)", record, "xa_dl_json", "cross.json")
+    sections(t, where)
+
+    record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
+    record |= {"probabilities": out.probs, "source_tokens": src.tokens, "target_tokens": t.tokens}
+    record["cross_attention[layer][head][target][source]"] = [c.attention for c in t.cross_layers]
+    download_json("Translation and cross-attention (JSON)", record, "xa_dl_json", "cross.json")
+
+
+body(draw)

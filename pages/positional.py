@@ -10,24 +10,6 @@ from ui.frame import View, frame
 from ui.order import ORDER_PAIR, order_matters
 from ui.show import download_csv, keep_state, lazy_sections, token_labels, window_picker
 
-view = frame(
-    "positional",
-    "Attention compares every token with every other one and ignores their order: for it "
-    "*the dog bit the man* and *the man bit the dog* are the same set of tokens. So each "
-    "position gets a vector of its own, which is **added** to the token's embedding. "
-    "Notice the stripes: low dimensions change fast from one position to the next, high "
-    "ones slowly, like the bits of a binary counter.",
-    reset={"pos_window": None, "cmp_word": None},
-)
-other = compare.second_sentence(view)
-if other is not None:  # compare mode: one word's two vectors, positions on and off
-    compare.strips(view, other)
-    compare.word_across(view, other, positions=True)
-    st.divider()
-t, key = view.trace, view.key
-n, d, max_len = len(t.tokens), t.embeddings.shape[1], view.model.max_len
-labels = token_labels(t.tokens)
-window = window_picker(n, "pos_window")
 
 def binary(view: View, window: tuple[int, int] | None) -> None:
     """The first idea: the position written in binary, one bit per column."""
@@ -120,14 +102,39 @@ def sections(view: View, labels: list[str], window: tuple[int, int] | None) -> N
     })  # fmt: skip
 
 
-sections(view, labels, window)
+def draw(view: View) -> None:
+    """The page below its header (ui.frame.body): drawn again for each new sentence."""
+    other = compare.second_sentence(view)
+    if other is not None:  # compare mode: one word's two vectors, positions on and off
+        compare.strips(view, other)
+        compare.word_across(view, other, positions=True)
+        st.divider()
+    t = view.trace
+    labels = token_labels(t.tokens)
+    window = window_picker(len(t.tokens), "pos_window")
 
-st.subheader("Numbers")
-c1, c2 = st.columns(2)
-with c1:
-    name = "positional_encoding.csv"
-    download_csv("Positional encoding (CSV)", t.positional, labels, None, "pos_dl_pe", name)
-with c2:
-    inputs = t.embeddings + t.positional
-    name = "input.csv"
-    download_csv("Input = embedding + position (CSV)", inputs, labels, None, "pos_dl_input", name)
+    sections(view, labels, window)
+
+    st.subheader("Numbers")
+    c1, c2 = st.columns(2)
+    with c1:
+        name = "positional_encoding.csv"
+        download_csv("Positional encoding (CSV)", t.positional, labels, None, "pos_dl_pe", name)
+    with c2:
+        inputs = t.embeddings + t.positional
+        name = "input.csv"
+        download_csv(
+            "Input = embedding + position (CSV)", inputs, labels, None, "pos_dl_input", name
+        )
+
+
+frame(
+    "positional",
+    draw,
+    "Attention compares every token with every other one and ignores their order: for it "
+    "*the dog bit the man* and *the man bit the dog* are the same set of tokens. So each "
+    "position gets a vector of its own, which is **added** to the token's embedding. "
+    "Notice the stripes: low dimensions change fast from one position to the next, high "
+    "ones slowly, like the bits of a binary counter.",
+    reset={"pos_window": None, "cmp_word": None},
+)

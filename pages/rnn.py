@@ -5,7 +5,7 @@ import streamlit as st
 import viz
 from ui import cache
 from ui.figures import chart
-from ui.frame import open_page
+from ui.frame import body, open_page
 from ui.registry import BY_KEY
 from ui.show import download_csv, download_json
 from ui.translation import reference, translated
@@ -18,78 +18,93 @@ opened = open_page(
     "bottleneck. It cannot look back at the words, and it cannot read them in parallel. "
     "The Transformer's decoder looks back at every source word through cross-attention.",
 )
-name, device = opened.model_name, opened.device
-text, out, t = translated(opened)
-src = t.encoder
 
-# The LSTM's translation beside the Transformer's (and the grammar's, for a preset)
-others = cache.models_for(BY_KEY["cross_attention"])
-columns = st.columns(3 if others else 2)
-with columns[0]:
-    st.markdown(f"**{name}** (LSTM, one context vector)")
-    st.code(out.text or "(nothing)", language=None, wrap_lines=True)
-if others:
-    with columns[1]:
-        other = cache.translate(text, others[0], device)
-        st.markdown(f"**{others[0]}** (Transformer, cross-attention)")
-        st.code(other.text or "(nothing)", language=None, wrap_lines=True)
-expected = reference(text)
-with columns[-1]:
-    st.markdown("**The grammar's translation**")
-    st.code(expected or "(only known for the lecture's examples)", language=None, wrap_lines=True)
-if expected:
-    verdicts = [f"{name}: {'exact' if out.text == expected else 'wrong'}"]
+
+def draw() -> None:
+    """The page below its header (ui.frame.body): drawn again for each new input."""
+    name, device = opened.model_name, opened.device
+    text, out, t = translated(opened)
+    src = t.encoder
+
+    # The LSTM's translation beside the Transformer's (and the grammar's, for a preset)
+    others = cache.models_for(BY_KEY["cross_attention"])
+    columns = st.columns(3 if others else 2)
+    with columns[0]:
+        st.markdown(f"**{name}** (LSTM, one context vector)")
+        st.code(out.text or "(nothing)", language=None, wrap_lines=True)
     if others:
-        verdicts.append(f"{others[0]}: {'exact' if other.text == expected else 'wrong'}")
-    st.caption(" · ".join(verdicts))
+        with columns[1]:
+            other = cache.translate(text, others[0], device)
+            st.markdown(f"**{others[0]}** (Transformer, cross-attention)")
+            st.code(other.text or "(nothing)", language=None, wrap_lines=True)
+    expected = reference(text)
+    with columns[-1]:
+        st.markdown("**The grammar's translation**")
+        st.code(
+            expected or "(only known for the lecture's examples)", language=None, wrap_lines=True
+        )
+    if expected:
+        verdicts = [f"{name}: {'exact' if out.text == expected else 'wrong'}"]
+        if others:
+            verdicts.append(f"{others[0]}: {'exact' if other.text == expected else 'wrong'}")
+        st.caption(" · ".join(verdicts))
 
-# Word by word: the hidden state after each source word, the context vector, the decoder
-st.subheader("Reading word by word")
-where = (text, name, device)
-chart(
-    "rnn_encoder", where, viz.matrix_heatmap, src.states, src.tokens,
-    title="encoder: the hidden state after each word (rows), 128 numbers each",
-    filename="lstm_encoder_states",
-)  # fmt: skip
-chart(
-    "rnn_context", where, viz.matrix_heatmap, t.context[None, :], ["context"],
-    title="the context vector: the encoder's last state, all the decoder gets of the source",
-    filename="lstm_context",
-)  # fmt: skip
-chart(
-    "rnn_decoder", where, viz.matrix_heatmap, t.states, t.tokens,
-    title="decoder: its hidden state after each word it writes (it starts from the context)",
-    filename="lstm_decoder_states",
-)  # fmt: skip
-st.caption(
-    "Each row is a vector of hidden-state numbers (red positive, blue negative). The last "
-    "encoder row is the context vector; the decoder starts from it and never sees the "
-    "source again, so a long sentence must fit in these few numbers."
-)
-
-# The bottleneck, measured: exact match by sentence length (from the stored report)
-st.subheader("The bottleneck, measured")
-report = cache.translation_report().get("models", {})
-if report:
-    lengths = list(range(1, 9))
-    series = {
-        model_name: [r["by_clauses"].get(str(n), {}).get("exact_match") for n in lengths]
-        for model_name, r in report.items()
-    }
-    chart("rnn_by_length", "report", viz.accuracy_by_length, lengths, series,
-          filename="exact_match_by_clauses")  # fmt: skip
-    eight = {m: s[-1] for m, s in series.items() if s[-1] is not None}
+    # Word by word: the hidden state after each source word, the context vector, the decoder
+    st.subheader("Reading word by word")
+    where = (text, name, device)
+    chart(
+        "rnn_encoder", where, viz.matrix_heatmap, src.states, src.tokens,
+        title="encoder: the hidden state after each word (rows), 128 numbers each",
+        filename="lstm_encoder_states",
+    )  # fmt: skip
+    chart(
+        "rnn_context", where, viz.matrix_heatmap, t.context[None, :], ["context"],
+        title="the context vector: the encoder's last state, all the decoder gets of the source",
+        filename="lstm_context",
+    )  # fmt: skip
+    chart(
+        "rnn_decoder", where, viz.matrix_heatmap, t.states, t.tokens,
+        title="decoder: its hidden state after each word it writes (it starts from the context)",
+        filename="lstm_decoder_states",
+    )  # fmt: skip
     st.caption(
-        "Exact match on the held-out test sentences, by number of clauses. At eight clauses: "
-        + ", ".join(f"{m} {v:.0%}" for m, v in eight.items())
-        + " (assets/models/translation_evaluation.json)."
+        "Each row is a vector of hidden-state numbers (red positive, blue negative). The last "
+        "encoder row is the context vector; the decoder starts from it and never sees the "
+        "source again, so a long sentence must fit in these few numbers."
     )
-else:
-    st.info("No evaluation report yet: run `python -m training.translation evaluate`.")
 
-dims = [str(j) for j in range(src.states.shape[1])]
-download_csv("Encoder states (CSV)", src.states, src.tokens, dims, "rnn_dl_csv", "lstm_states.csv")
-record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
-record |= {"probabilities": out.probs, "source_tokens": src.tokens, "encoder_states": src.states}
-record |= {"context": t.context, "decoder_tokens": t.tokens, "decoder_states": t.states}
-download_json("States and translation (JSON)", record, "rnn_dl_json", "lstm_translation.json")
+    # The bottleneck, measured: exact match by sentence length (from the stored report)
+    st.subheader("The bottleneck, measured")
+    report = cache.translation_report().get("models", {})
+    if report:
+        lengths = list(range(1, 9))
+        series = {
+            model_name: [r["by_clauses"].get(str(n), {}).get("exact_match") for n in lengths]
+            for model_name, r in report.items()
+        }
+        chart("rnn_by_length", "report", viz.accuracy_by_length, lengths, series,
+              filename="exact_match_by_clauses")  # fmt: skip
+        eight = {m: s[-1] for m, s in series.items() if s[-1] is not None}
+        st.caption(
+            "Exact match on the held-out test sentences, by number of clauses. At eight clauses: "
+            + ", ".join(f"{m} {v:.0%}" for m, v in eight.items())
+            + " (assets/models/translation_evaluation.json)."
+        )
+    else:
+        st.info("No evaluation report yet: run `python -m training.translation evaluate`.")
+
+    dims = [str(j) for j in range(src.states.shape[1])]
+    download_csv(
+        "Encoder states (CSV)", src.states, src.tokens, dims, "rnn_dl_csv", "lstm_states.csv"
+    )
+    record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
+    record |= {
+        "probabilities": out.probs,
+        "source_tokens": src.tokens,
+        "encoder_states": src.states,
+    }
+    record |= {"context": t.context, "decoder_tokens": t.tokens, "decoder_states": t.states}
+    download_json("States and translation (JSON)", record, "rnn_dl_json", "lstm_translation.json")
+
+
+body(draw)

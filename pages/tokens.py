@@ -17,29 +17,6 @@ from ui.show import (
     window_picker,
 )
 
-view = frame(
-    "tokens",
-    "The model never sees letters: the tokenizer cuts the sentence into **tokens** (a word "
-    "or a piece of one, `##` marks a continuation), and each token id picks one row of the "
-    "**embedding** table, a vector of numbers, learned in training. Words used in similar "
-    "sentences drift to similar vectors (tab *Nearest neighbours*: a token's nearest "
-    "neighbours in the table); attention then mixes them, so a token's vector comes to "
-    "depend on its context (tab *Through the layers*).",
-    reset={"tok_token": None, "tok_window": None, "cmp_word": None},
-)
-other = compare.second_sentence(view)
-if other is not None:  # compare mode: both sentences' tokens, and one word's two vectors
-    compare.strips(view, other)
-    compare.word_across(view, other)
-    st.divider()
-t, key = view.trace, view.key
-labels = token_labels(t.tokens)
-dims = [str(j) for j in range(t.embeddings.shape[1])]
-cos = analysis.cosine_matrix(t.embeddings)
-
-# The sentence as token chips
-chart("tok_strip", key, viz.token_strip, t.tokens, t.ids, f"{len(t.ids)} tokens", filename="tokens")
-st.caption("Hover a chip for its position and id. [BOS] and [EOS] mark the start and the end.")
 
 def matrices(view: View, cos) -> None:
     """The embedding matrix and the cosine similarity between the sentence's tokens."""
@@ -109,15 +86,52 @@ def sections(view: View, labels: list[str], dims: list[str], cos) -> None:
     })  # fmt: skip
 
 
-sections(view, labels, dims, cos)
+def draw(view: View) -> None:
+    """The page below its header (ui.frame.body): drawn again for each new sentence."""
+    other = compare.second_sentence(view)
+    if other is not None:  # compare mode: both sentences' tokens, and one word's two vectors
+        compare.strips(view, other)
+        compare.word_across(view, other)
+        st.divider()
+    t, key = view.trace, view.key
+    labels = token_labels(t.tokens)
+    dims = [str(j) for j in range(t.embeddings.shape[1])]
+    cos = analysis.cosine_matrix(t.embeddings)
 
-st.subheader("Numbers")
-c1, c2, c3 = st.columns(3)
-with c1:
-    download_csv("Embeddings (CSV)", t.embeddings, labels, dims, "tok_dl_emb", "embeddings.csv")
-with c2:
-    download_csv("Cosine similarity (CSV)", cos, labels, labels, "tok_dl_cos", "cosine.csv")
-with c3:
-    record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
-    record |= {"ids": t.ids, "offsets": t.offsets}
-    download_json("Tokens and ids (JSON)", record, "tok_dl_json", "tokens.json")
+    # The sentence as token chips
+    chart(
+        "tok_strip",
+        key,
+        viz.token_strip,
+        t.tokens,
+        t.ids,
+        f"{len(t.ids)} tokens",
+        filename="tokens",
+    )
+    st.caption("Hover a chip for its position and id. [BOS] and [EOS] mark the start and the end.")
+
+    sections(view, labels, dims, cos)
+
+    st.subheader("Numbers")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        download_csv("Embeddings (CSV)", t.embeddings, labels, dims, "tok_dl_emb", "embeddings.csv")
+    with c2:
+        download_csv("Cosine similarity (CSV)", cos, labels, labels, "tok_dl_cos", "cosine.csv")
+    with c3:
+        record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
+        record |= {"ids": t.ids, "offsets": t.offsets}
+        download_json("Tokens and ids (JSON)", record, "tok_dl_json", "tokens.json")
+
+
+frame(
+    "tokens",
+    draw,
+    "The model never sees letters: the tokenizer cuts the sentence into **tokens** (a word "
+    "or a piece of one, `##` marks a continuation), and each token id picks one row of the "
+    "**embedding** table, a vector of numbers, learned in training. Words used in similar "
+    "sentences drift to similar vectors (tab *Nearest neighbours*: a token's nearest "
+    "neighbours in the table); attention then mixes them, so a token's vector comes to "
+    "depend on its context (tab *Through the layers*).",
+    reset={"tok_token": None, "tok_window": None, "cmp_word": None},
+)

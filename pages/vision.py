@@ -8,7 +8,7 @@ import viz
 from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import open_page
+from ui.frame import body, open_page
 from ui.images import choose_image
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 
@@ -20,29 +20,8 @@ opened = open_page(
     "learned **[CLS]** token in front, and run the same encoder layers. The [CLS] token's "
     "final vector decides the digit.",
 )
-name, device = opened.model_name, opened.device
-test_x, test_y = cache.digits_test_set()
-report = cache.vit_report().get("models", {}).get(name, {})
-wrong = report.get("misclassified", {"index": [], "true": [], "predicted": []})
-wrong = dict(zip(wrong["index"], zip(wrong["true"], wrong["predicted"], strict=True), strict=True))
-image, caption, _ = choose_image(test_x, test_y, wrong)
-pixels = np.asarray(image, dtype=np.float32).tobytes()
-t = cache.trace_image(pixels, name, device)
-opened.show_timing(t.seconds, f"{len(t.tokens)} tokens · {t.n_layers} layers × {t.n_heads} heads")
-where = (pixels, name, device)
-grid = int(round((len(t.tokens) - 1) ** 0.5))
-patch = t.image.shape[0] // grid
 
-# The image, its patches, and the patches as tokens
-st.caption(caption)
-left, right = st.columns([2, 3])
-with left:
-    chart("vit_image", where, viz.image_with_patches, t.image, patch, filename="image_patches")
-with right:
-    probs = analysis.softmax_rows(t.logits[:1])[0]  # the [CLS] row decides
-    ranked = sorted(enumerate(probs), key=lambda p: -p[1])
-    chart("vit_classes", where, viz.topk_bar, [(str(d), float(p)) for d, p in ranked],
-          title="the digits, most likely first", filename="prediction")  # fmt: skip
+
 def patch_tokens(t: Trace, where: tuple, patch: int) -> None:
     """The image cut into patches, each patch one token."""
     tiles = analysis.patches(t.image, patch)
@@ -101,15 +80,48 @@ def sections(t: Trace, where: tuple, grid: int, patch: int) -> None:
     })  # fmt: skip
 
 
-sections(t, where, grid, patch)
+def draw() -> None:
+    """The page below its header (ui.frame.body): drawn again for each new input."""
+    name, device = opened.model_name, opened.device
+    test_x, test_y = cache.digits_test_set()
+    report = cache.vit_report().get("models", {}).get(name, {})
+    wrong = report.get("misclassified", {"index": [], "true": [], "predicted": []})
+    wrong = dict(
+        zip(wrong["index"], zip(wrong["true"], wrong["predicted"], strict=True), strict=True)
+    )
+    image, caption, _ = choose_image(test_x, test_y, wrong)
+    pixels = np.asarray(image, dtype=np.float32).tobytes()
+    t = cache.trace_image(pixels, name, device)
+    opened.show_timing(
+        t.seconds, f"{len(t.tokens)} tokens · {t.n_layers} layers × {t.n_heads} heads"
+    )
+    where = (pixels, name, device)
+    grid = int(round((len(t.tokens) - 1) ** 0.5))
+    patch = t.image.shape[0] // grid
 
-st.subheader("Numbers")
-c1, c2 = st.columns(2)
-with c1:
-    download_csv("Image (CSV)", t.image, [str(r) for r in range(len(t.image))], None,
-                 "vit_dl_image", "image.csv")  # fmt: skip
-with c2:
-    record = {"image": t.image, "source": caption, "model": name, "tokens": t.tokens}
-    record |= {"probabilities": dict(ranked), "attention[layer][head][query][key]":
-               t.attention_stack()}  # fmt: skip
-    download_json("Prediction and attention (JSON)", record, "vit_dl_json", "vit.json")
+    # The image, its patches, and the patches as tokens
+    st.caption(caption)
+    left, right = st.columns([2, 3])
+    with left:
+        chart("vit_image", where, viz.image_with_patches, t.image, patch, filename="image_patches")
+    with right:
+        probs = analysis.softmax_rows(t.logits[:1])[0]  # the [CLS] row decides
+        ranked = sorted(enumerate(probs), key=lambda p: -p[1])
+        chart("vit_classes", where, viz.topk_bar, [(str(d), float(p)) for d, p in ranked],
+              title="the digits, most likely first", filename="prediction")  # fmt: skip
+
+    sections(t, where, grid, patch)
+
+    st.subheader("Numbers")
+    c1, c2 = st.columns(2)
+    with c1:
+        download_csv("Image (CSV)", t.image, [str(r) for r in range(len(t.image))], None,
+                     "vit_dl_image", "image.csv")  # fmt: skip
+    with c2:
+        record = {"image": t.image, "source": caption, "model": name, "tokens": t.tokens}
+        record |= {"probabilities": dict(ranked), "attention[layer][head][query][key]":
+                   t.attention_stack()}  # fmt: skip
+        download_json("Prediction and attention (JSON)", record, "vit_dl_json", "vit.json")
+
+
+body(draw)

@@ -1,7 +1,12 @@
-"""The frame every page draws first: the shared sidebar, the state, the URL, the model.
+"""The frame every page draws first: the shared sidebar, the state, the URL, the model;
+then the page itself, in one fragment, its body.
 
-    view = frame("attention", intro="...")     # first line of every page
-    view.trace, view.model, view.model_name, view.device, view.sentence
+    def draw(view: View) -> None:              # the page below its header
+        view.trace, view.model, view.model_name, view.device, view.sentence
+    frame("attention", draw, intro="...")      # last line of every page
+
+A new sentence typed in the sidebar reruns only the body (`body`): the sidebar, the menu
+and the header stay as they are, so the browser redraws only the page's charts.
 
 User text is only ever shown as text (widget values, st.code, escaped figure labels,
 markdown with every markup character escaped), never as HTML.
@@ -141,6 +146,7 @@ class Opened:
     model_name: str  # the model this page runs
     device: str  # where it runs
     timing: st.delta_generator.DeltaGenerator  # the sidebar's place for the timing
+    loaded: bool = True  # False: opened with load=False, the device not yet chosen
 
     @property
     def model(self) -> Model:
@@ -225,8 +231,9 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     """
     leave_legacy_mode()
     state.init_state()
-    spec = BY_KEY[page]
     ss = st.session_state
+    ss[state.HAS_BODY] = False  # until the page draws its body (`body`)
+    spec = BY_KEY[page]
     models = cache.models_for(spec)
     name = ss["model"] if ss["model"] in models else (models[0] if models else "")
     shared = spec.reads == "sentence"
@@ -248,7 +255,7 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
             f"The sidebar's {ss['model']} still applies on the pages it can serve."
         )
     if not load:
-        return Opened(spec, name, "cpu", timing)
+        return Opened(spec, name, "cpu", timing, loaded=False)
     _, device, warning = _load_model(name, ss["device"])
     if warning:
         st.warning(warning, icon="⚠️")
@@ -266,25 +273,58 @@ def _first_view(page: str) -> tuple[Trace, tuple[str, ...]] | None:
     return cache.shipped_trace(ss["sentence"], ss["model"])
 
 
+def body(draw: Callable[[], None]) -> None:
+    """Draw the page below its header, `draw()`, as one fragment (key `state.BODY`).
+
+    What the page draws from its input lives here: a new sentence typed in the sidebar
+    (state.on_sentence) or an input inside the page reruns only this part, not the
+    sidebar, the menu and the header. The body also writes the sidebar's timing and model
+    notes, which a fragment may do (Streamlit redraws them in place on each of its runs).
+    """
+    st.session_state[state.HAS_BODY] = True
+    _body(draw)
+
+
+@st.fragment(key=state.BODY)
+def _body(draw: Callable[[], None]) -> None:
+    draw()
+
+
 def frame(
     page: str,
+    draw: Callable[[View], None],
     intro: str = "",
     reset: dict[str, Callable[[Trace], object] | None] | None = None,
-) -> View:
-    """`open_page`, then the shared sentence's trace: the first line of every page that
-    reads the sidebar's sentence.
+) -> None:
+    """`open_page`, then `draw(view)` with the shared sentence's trace, in the page's body
+    (`body`): the last line of every page that reads the sidebar's sentence.
 
     `reset` names this page's widget keys that depend on the tokens (a token picker, a
     position window, tokens to mask): when the sentence or the model changes they go back
     to their defaults (None: the widget's own; a function: its value for the new trace).
-    Stops the page, with a message, when there is no sentence.
+    The body stops, with a message, when there is no sentence.
     """
     state.init_state()
+    opened = open_page(page, intro, load=_first_view(page) is None)
+    body(lambda: draw(_shared_view(opened, reset)))
+
+
+def _shared_view(
+    opened: Opened, reset: dict[str, Callable[[Trace], object] | None] | None
+) -> View:
+    """The shared sentence's trace (the shipped one on a first visit): the body's first
+    step, so that a new sentence is read, traced and put in the URL by the body alone."""
+    page, name = opened.page.key, opened.model_name
+    state.write_url(page, name, sentence=True)
+    sentence = st.session_state["sentence"]
     first = _first_view(page)
-    opened = open_page(page, intro, load=first is None)
-    sentence, name, device = st.session_state["sentence"], opened.model_name, opened.device
     if first is not None:  # drawn at once; the model loads when the page first uses it
         return _view(opened, sentence, first[0], first[1], reset)
+    if not opened.loaded:  # the first visit's page, now past its shipped trace
+        _, opened.device, warning = _load_model(name, st.session_state["device"])
+        opened.loaded = True
+        if warning:
+            st.warning(warning, icon="⚠️")
     if not sentence.strip():
         st.info(
             "There is no sentence yet. Type one in the **Sentence** box in the sidebar (on "
@@ -293,9 +333,9 @@ def frame(
         )
         st.stop()
     try:
-        trace = cache.get_trace(sentence, name, device)
+        trace = cache.get_trace(sentence, name, opened.device)
     except Exception as err:  # noqa: BLE001 - a GPU failure during the pass: the CPU instead
-        if device == "cpu":
+        if opened.device == "cpu":
             raise
         st.warning(_gpu_failed(err), icon="⚠️")
         opened.device = "cpu"

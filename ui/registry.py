@@ -1,6 +1,6 @@
 """The page registry: every page of the app, in navigation order, and what it needs.
 
-Adding a page is one file in pages/ (which starts with `view = frame("<key>", ...)`) plus one
+Adding a page is one file in pages/ (which ends with `frame("<key>", draw, ...)`) plus one
 entry here. The sidebar's model menu offers exactly the models that can serve the current
 page (`serves`), so no page names a model.
 """

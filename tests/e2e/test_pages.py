@@ -103,6 +103,10 @@ def test_page_from_shared_url_renders_and_follows_typing(
     assert not shows_tokens(page, expected_tokens(tokenizers, page_key, SHARED))
     assert "teacher" in page.url
     assert_clean(page)
+    # Only the page's body ran again (ui.frame.body); it also wrote the sidebar's timing.
+    n = len(expected_tokens(tokenizers, page_key, TYPED))
+    sidebar = page.get_by_test_id("stSidebar").text_content() or ""
+    assert f"· {n} tokens ·" in sidebar, (n, sidebar[-200:])
 
     # Every axis label is drawn inside its chart (not cut off by the chart's edge).
     clipped = harness.clipped_tick_labels(page)
