@@ -174,31 +174,10 @@ def test_a_link_opens_the_same_page_sentence_and_model() -> None:
 def test_the_url_follows_the_sentence_model_and_page() -> None:
     at = page("tokens")
     at.text_area(key="w_sentence").input("the cat sat").run()
-    assert at.query_params["sentence"] == "the cat sat"  # written by the page's body alone
-    at.run()  # AppTest keeps only the last run's elements: a full run shows the sidebar again
     at.selectbox(key="w_model").set_value("clm").run()
     assert at.query_params["sentence"] == "the cat sat"
     assert at.query_params["model"] == "clm"
     assert at.query_params["page"] == "tokens"
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_a_typed_sentence_reruns_only_the_page_body(name: str) -> None:
-    """The sentence's callback reruns the body fragment (ui.frame.body) alone: AppTest keeps
-    only what that run sent, the body's charts with the new tokens, no sidebar or title. An
-    example picked from the sidebar's menu still reruns the whole app."""
-    at = page(name, PROBES[0])
-    assert at.sidebar.selectbox(key="w_model") and at.title
-    sentence = "the zebra ate quinoa near the lighthouse"
-    at.text_area(key="w_sentence").input(sentence).run()
-    assert_ok(at)
-    assert not at.sidebar.selectbox and not at.title  # not sent again
-    model = {"masked": "mlm", "causal": "clm"}.get(name, at.session_state["model"])
-    assert all(shows_token(figure_text(at), t) for t in tokens_of(model, sentence)[1:4])
-    at.run()
-    at.sidebar.selectbox(key="w_example").set_value(PROBES[1]).run()
-    assert at.sidebar.selectbox(key="w_model") and at.title
-    assert at.session_state["sentence"] == PROBES[1]
 
 
 def test_an_unknown_model_in_the_url_falls_back_to_mlm() -> None:

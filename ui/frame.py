@@ -89,9 +89,13 @@ def _sentence_inputs() -> None:
         st.caption(md_escape(ss["upload_ok"]))
 
 
-def sidebar(models: list[str], chosen: str, sentence: bool) -> st.delta_generator.DeltaGenerator:
-    """Draw the shared sidebar (the sentence inputs when the page reads the shared sentence),
-    its model menu offering `models`; returns a container for the timing, filled later."""
+Slot = st.delta_generator.DeltaGenerator  # a place in the sidebar, filled later
+
+
+def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot, Slot | None]:
+    """Draw the shared sidebar, its model menu offering `models`; returns its places for the
+    timing and (when the page reads the shared sentence) for the sentence inputs, both
+    filled later by the page's body (`body`)."""
     ss = st.session_state
     ss["w_model"] = chosen
     # Asking for a GPU imports PyTorch (~1.3 s): not on a first visit, unless cuda is asked.
@@ -104,9 +108,8 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> st.delta_generato
     infos = cache.catalogue()
 
     with st.sidebar:
-        if sentence:
-            _sentence_inputs()
-        else:
+        inputs = st.container() if sentence else None  # the body draws them (`frame`)
+        if not sentence:
             st.markdown(f":material/search: **{APP_NAME}**")
         st.selectbox(
             "Model",
@@ -132,7 +135,7 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> st.delta_generato
                 st.caption("cuda: no GPU found on this machine, so it cannot be chosen.")
             timing = st.container()
             st.caption("The address bar holds the page and its choices: copy it to share.")
-    return timing
+    return timing, inputs
 
 
 # --- The frame -------------------------------------------------------------------------
@@ -145,7 +148,8 @@ class Opened:
     page: PageSpec
     model_name: str  # the model this page runs
     device: str  # where it runs
-    timing: st.delta_generator.DeltaGenerator  # the sidebar's place for the timing
+    timing: Slot  # the sidebar's place for the timing
+    inputs: Slot | None = None  # the sidebar's place for the sentence inputs, if any
     loaded: bool = True  # False: opened with load=False, the device not yet chosen
 
     @property
@@ -232,12 +236,11 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     leave_legacy_mode()
     state.init_state()
     ss = st.session_state
-    ss[state.HAS_BODY] = False  # until the page draws its body (`body`)
     spec = BY_KEY[page]
     models = cache.models_for(spec)
     name = ss["model"] if ss["model"] in models else (models[0] if models else "")
     shared = spec.reads == "sentence"
-    timing = sidebar(models, name, sentence=shared)
+    timing, inputs = sidebar(models, name, sentence=shared)
     state.write_url(page, name or ss["model"], sentence=shared)
     # The title, and what the page shows folded beside it (a popover opens over the page):
     # the page's first figure comes next, high enough to be seen on a 1280x720 projector.
@@ -255,11 +258,11 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
             f"The sidebar's {ss['model']} still applies on the pages it can serve."
         )
     if not load:
-        return Opened(spec, name, "cpu", timing, loaded=False)
+        return Opened(spec, name, "cpu", timing, inputs, loaded=False)
     _, device, warning = _load_model(name, ss["device"])
     if warning:
         st.warning(warning, icon="⚠️")
-    return Opened(spec, name, device, timing)
+    return Opened(spec, name, device, timing, inputs)
 
 
 def _first_view(page: str) -> tuple[Trace, tuple[str, ...]] | None:
@@ -274,18 +277,19 @@ def _first_view(page: str) -> tuple[Trace, tuple[str, ...]] | None:
 
 
 def body(draw: Callable[[], None]) -> None:
-    """Draw the page below its header, `draw()`, as one fragment (key `state.BODY`).
+    """Draw the page below its header, `draw()`, as one fragment.
 
-    What the page draws from its input lives here: a new sentence typed in the sidebar
-    (state.on_sentence) or an input inside the page reruns only this part, not the
-    sidebar, the menu and the header. The body also writes the sidebar's timing and model
-    notes, which a fragment may do (Streamlit redraws them in place on each of its runs).
+    What the page draws from its input lives here, and so do the inputs: a new sentence
+    (typed, picked or uploaded in the sidebar: `frame` draws those inputs from the body) or
+    an input inside the page reruns only this part, not the rest of the sidebar, the menu
+    and the header. The body also writes the sidebar's timing and model notes. A fragment
+    may write into the sidebar: Streamlit redraws those writes in place on each of its
+    runs, and a widget the fragment wrote reruns the fragment.
     """
-    st.session_state[state.HAS_BODY] = True
     _body(draw)
 
 
-@st.fragment(key=state.BODY)
+@st.fragment
 def _body(draw: Callable[[], None]) -> None:
     draw()
 
@@ -312,8 +316,12 @@ def frame(
 def _shared_view(
     opened: Opened, reset: dict[str, Callable[[Trace], object] | None] | None
 ) -> View:
-    """The shared sentence's trace (the shipped one on a first visit): the body's first
-    step, so that a new sentence is read, traced and put in the URL by the body alone."""
+    """The sentence inputs in the sidebar, then the shared sentence's trace (the shipped one
+    on a first visit): the body's first step, so that a new sentence is read, traced and
+    put in the URL by the body alone."""
+    if opened.inputs is not None:
+        with opened.inputs:
+            _sentence_inputs()
     page, name = opened.page.key, opened.model_name
     state.write_url(page, name, sentence=True)
     sentence = st.session_state["sentence"]

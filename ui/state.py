@@ -17,8 +17,6 @@ from ui import cache
 
 MAX_UPLOAD_BYTES = 1024 * 1024  # 1 MB
 MAX_URL_CHARS = 1500  # longer sentences are not put in the URL
-BODY = "page_body"  # the key of every page's body fragment (ui.frame.body)
-HAS_BODY = "_has_body"  # session flag: the last run drew a page body
 
 
 class UploadError(ValueError):
@@ -114,12 +112,8 @@ def set_sentence(text: str) -> None:
 
 
 def on_sentence() -> None:
-    """A sentence typed in the sidebar: only the page's body runs again (ui.frame.body),
-    unless the sidebar itself must change (an upload's error to take away)."""
-    ss = st.session_state
-    ss["sentence"] = ss["w_sentence"]
-    if ss.pop("upload_error", None) is None and ss.get(HAS_BODY):
-        st.rerun(BODY)
+    st.session_state["sentence"] = st.session_state["w_sentence"]
+    st.session_state.pop("upload_error", None)
 
 
 def on_example() -> None:

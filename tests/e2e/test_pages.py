@@ -103,7 +103,9 @@ def test_page_from_shared_url_renders_and_follows_typing(
     assert not shows_tokens(page, expected_tokens(tokenizers, page_key, SHARED))
     assert "teacher" in page.url
     assert_clean(page)
-    # Only the page's body ran again (ui.frame.body); it also wrote the sidebar's timing.
+    # Only the page's body ran again (ui.frame.body: the run ends as a fragment's run,
+    # FINISHED_FRAGMENT_RUN_SUCCESSFULLY); it also wrote the sidebar's timing.
+    assert page.evaluate("() => window.__glassbox.statuses.at(-1)") == 3
     n = len(expected_tokens(tokenizers, page_key, TYPED))
     sidebar = page.get_by_test_id("stSidebar").text_content() or ""
     assert f"· {n} tokens ·" in sidebar, (n, sidebar[-200:])
