@@ -235,8 +235,8 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     """
     leave_legacy_mode()
     state.init_state()
-    ss = st.session_state
     spec = BY_KEY[page]
+    ss = st.session_state
     models = cache.models_for(spec)
     name = ss["model"] if ss["model"] in models else (models[0] if models else "")
     shared = spec.reads == "sentence"
@@ -276,6 +276,7 @@ def _first_view(page: str) -> tuple[Trace, tuple[str, ...]] | None:
     return cache.shipped_trace(ss["sentence"], ss["model"])
 
 
+@st.fragment
 def body(draw: Callable[[], None]) -> None:
     """Draw the page below its header, `draw()`, as one fragment.
 
@@ -286,11 +287,6 @@ def body(draw: Callable[[], None]) -> None:
     may write into the sidebar: Streamlit redraws those writes in place on each of its
     runs, and a widget the fragment wrote reruns the fragment.
     """
-    _body(draw)
-
-
-@st.fragment
-def _body(draw: Callable[[], None]) -> None:
     draw()
 
 
