@@ -7,7 +7,7 @@ import viz
 from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import body, open_page
+from ui.frame import Opened, body, open_page
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 from ui.translation import reference, translated, two_banks
 
@@ -104,7 +104,7 @@ def sections(t: Trace, where: tuple) -> None:
     })  # fmt: skip
 
 
-def draw() -> None:
+def draw(opened: Opened) -> None:
     """The page below its header (ui.frame.body): drawn again for each new input."""
     name, device = opened.model_name, opened.device
     text, out, t = translated(opened)
@@ -129,4 +129,4 @@ def draw() -> None:
     download_json("Translation and cross-attention (JSON)", record, "xa_dl_json", "cross.json")
 
 
-body(draw)
+body(draw, opened)

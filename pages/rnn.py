@@ -5,7 +5,7 @@ import streamlit as st
 import viz
 from ui import cache
 from ui.figures import chart
-from ui.frame import body, open_page
+from ui.frame import Opened, body, open_page
 from ui.registry import BY_KEY
 from ui.show import download_csv, download_json
 from ui.translation import reference, translated
@@ -20,7 +20,7 @@ opened = open_page(
 )
 
 
-def draw() -> None:
+def draw(opened: Opened) -> None:
     """The page below its header (ui.frame.body): drawn again for each new input."""
     name, device = opened.model_name, opened.device
     text, out, t = translated(opened)
@@ -107,4 +107,4 @@ def draw() -> None:
     download_json("States and translation (JSON)", record, "rnn_dl_json", "lstm_translation.json")
 
 
-body(draw)
+body(draw, opened)

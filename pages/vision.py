@@ -8,7 +8,7 @@ import viz
 from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import body, open_page
+from ui.frame import Opened, body, open_page
 from ui.images import choose_image
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 
@@ -80,7 +80,7 @@ def sections(t: Trace, where: tuple, grid: int, patch: int) -> None:
     })  # fmt: skip
 
 
-def draw() -> None:
+def draw(opened: Opened) -> None:
     """The page below its header (ui.frame.body): drawn again for each new input."""
     name, device = opened.model_name, opened.device
     test_x, test_y = cache.digits_test_set()
@@ -124,4 +124,4 @@ def draw() -> None:
         download_json("Prediction and attention (JSON)", record, "vit_dl_json", "vit.json")
 
 
-body(draw)
+body(draw, opened)

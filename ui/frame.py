@@ -277,8 +277,9 @@ def _first_view(page: str) -> tuple[Trace, tuple[str, ...]] | None:
 
 
 @st.fragment
-def body(draw: Callable[[], None]) -> None:
-    """Draw the page below its header, `draw()`, as one fragment.
+def body(draw: Callable[..., None], *args: object) -> None:
+    """Draw the page below its header, `draw(*args)`, as one fragment (like every
+    fragment here, it takes its inputs as arguments, never module globals).
 
     What the page draws from its input lives here, and so do the inputs: a new sentence
     (typed, picked or uploaded in the sidebar: `frame` draws those inputs from the body) or
@@ -287,7 +288,7 @@ def body(draw: Callable[[], None]) -> None:
     may write into the sidebar: Streamlit redraws those writes in place on each of its
     runs, and a widget the fragment wrote reruns the fragment.
     """
-    draw()
+    draw(*args)
 
 
 def frame(
@@ -302,11 +303,10 @@ def frame(
     `reset` names this page's widget keys that depend on the tokens (a token picker, a
     position window, tokens to mask): when the sentence or the model changes they go back
     to their defaults (None: the widget's own; a function: its value for the new trace).
-    The body stops, with a message, when there is no sentence.
+    The body stops, with a message, when there is no sentence. The model is loaded by the
+    body (`_shared_view`), only when the shipped trace cannot serve.
     """
-    state.init_state()
-    opened = open_page(page, intro, load=_first_view(page) is None)
-    body(lambda: draw(_shared_view(opened, reset)))
+    body(lambda opened: draw(_shared_view(opened, reset)), open_page(page, intro, load=False))
 
 
 def _shared_view(
@@ -324,7 +324,7 @@ def _shared_view(
     first = _first_view(page)
     if first is not None:  # drawn at once; the model loads when the page first uses it
         return _view(opened, sentence, first[0], first[1], reset)
-    if not opened.loaded:  # the first visit's page, now past its shipped trace
+    if not opened.loaded:  # the model, on the chosen device, once the shipped trace is past
         _, opened.device, warning = _load_model(name, st.session_state["device"])
         opened.loaded = True
         if warning:
