@@ -84,7 +84,7 @@ def draw(view: View) -> None:
     masked = sorted(set(chosen) | set(typed))
     if not masked:
         st.info("Choose a token to mask above, or type [MASK] in the sentence.", icon="🎭")
-        st.stop()
+        return
 
     ids = tuple(specials["[MASK]"] if i in masked else int(x) for i, x in enumerate(t.ids))
     mt = cache.get_trace_ids(ids, name, device)

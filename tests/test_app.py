@@ -307,6 +307,9 @@ def test_masked_page_masks_a_chosen_token() -> None:
     at.multiselect(key="mask_tokens").set_value([]).run()
     assert_ok(at)
     assert any("Choose a token to mask" in i.value for i in at.info)
+    # The page returned early: the sidebar's part of the body, written after it, is there.
+    assert at.text_area(key="w_sentence").value == PROBES[0]
+    assert [m.label for m in at.metric] == ["Forward pass"]
 
 
 WRITE = "The next token, then generation"  # the causal page's tab
@@ -373,6 +376,29 @@ def test_an_empty_sentence_shows_a_friendly_prompt(name: str, sentence: str) -> 
     assert_ok(at)
     assert any("There is no sentence yet" in i.value for i in at.info)
     assert not at.get("plotly_chart")
+    assert at.text_area(key="w_sentence").value == sentence, "the box to type one in"
+
+
+def _page_that_fails() -> None:
+    """A page whose drawing fails halfway (AppTest.from_function runs this source alone)."""
+    import streamlit as st
+
+    from ui.frame import frame
+
+    def draw(view) -> None:
+        st.caption(f"{len(view.trace.tokens)} tokens")
+        raise ValueError("a bug in the page")
+
+    frame("tokens", draw)
+
+
+def test_a_failing_page_keeps_the_sentence_box_and_the_timing() -> None:
+    at = AppTest.from_function(_page_that_fails, default_timeout=TIMEOUT)
+    at.session_state["sentence"] = PROBES[0]
+    at.run()
+    assert len(at.exception) == 1, "the error is shown (its message redacted, config.toml)"
+    assert at.text_area(key="w_sentence").value == PROBES[0], "a new sentence can be typed"
+    assert [m.label for m in at.metric] == ["Forward pass"]
 
 
 @pytest.mark.parametrize("name", PAGES)
