@@ -9,7 +9,7 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import Opened, body, open_page
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
-from ui.translation import reference, translated, two_banks
+from ui.translation import reference, show_timing, translated, two_banks
 
 opened = open_page(
     "cross_attention",
@@ -127,6 +127,7 @@ def draw(opened: Opened) -> None:
     record |= {"probabilities": out.probs, "source_tokens": src.tokens, "target_tokens": t.tokens}
     record["cross_attention[layer][head][target][source]"] = [c.attention for c in t.cross_layers]
     download_json("Translation and cross-attention (JSON)", record, "xa_dl_json", "cross.json")
+    show_timing(opened, t)
 
 
 body(draw, opened)

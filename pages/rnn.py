@@ -8,7 +8,7 @@ from ui.figures import chart
 from ui.frame import Opened, body, open_page
 from ui.registry import BY_KEY
 from ui.show import download_csv, download_json
-from ui.translation import reference, translated
+from ui.translation import reference, show_timing, translated
 
 opened = open_page(
     "rnn",
@@ -27,27 +27,21 @@ def draw(opened: Opened) -> None:
     src = t.encoder
 
     # The LSTM's translation beside the Transformer's (and the grammar's, for a preset)
+    # (the Transformer's is filled in last: its decoding is the slowest step here, and the
+    # charts below need only the LSTM's trace)
     others = cache.models_for(BY_KEY["cross_attention"])
     columns = st.columns(3 if others else 2)
     with columns[0]:
         st.markdown(f"**{name}** (LSTM, one context vector)")
         st.code(out.text or "(nothing)", language=None, wrap_lines=True)
-    if others:
-        with columns[1]:
-            other = cache.translate(text, others[0], device)
-            st.markdown(f"**{others[0]}** (Transformer, cross-attention)")
-            st.code(other.text or "(nothing)", language=None, wrap_lines=True)
+    later = columns[1].container() if others else None
     expected = reference(text)
     with columns[-1]:
         st.markdown("**The grammar's translation**")
         st.code(
             expected or "(only known for the lecture's examples)", language=None, wrap_lines=True
         )
-    if expected:
-        verdicts = [f"{name}: {'exact' if out.text == expected else 'wrong'}"]
-        if others:
-            verdicts.append(f"{others[0]}: {'exact' if other.text == expected else 'wrong'}")
-        st.caption(" · ".join(verdicts))
+    verdict = st.empty()
 
     # Word by word: the hidden state after each source word, the context vector, the decoder
     st.subheader("Reading word by word")
@@ -105,6 +99,17 @@ def draw(opened: Opened) -> None:
     }
     record |= {"context": t.context, "decoder_tokens": t.tokens, "decoder_states": t.states}
     download_json("States and translation (JSON)", record, "rnn_dl_json", "lstm_translation.json")
+
+    verdicts = [f"{name}: {'exact' if out.text == expected else 'wrong'}"]
+    if later is not None:
+        with later:
+            other = cache.translate(text, others[0], device)
+            st.markdown(f"**{others[0]}** (Transformer, cross-attention)")
+            st.code(other.text or "(nothing)", language=None, wrap_lines=True)
+        verdicts.append(f"{others[0]}: {'exact' if other.text == expected else 'wrong'}")
+    if expected:
+        verdict.caption(" · ".join(verdicts))
+    show_timing(opened, t)
 
 
 body(draw, opened)

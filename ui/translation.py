@@ -83,9 +83,13 @@ def translated(opened: Opened) -> tuple[str, Translation, Trace]:
     text = english_sentence()
     out = cache.translate(text, name, device)
     stop_if_unknown(out, cache.vocabulary(name, device))
-    t = cache.get_trace(text, name, device)
+    return text, out, cache.get_trace(text, name, device)
+
+
+def show_timing(opened: Opened, t: Trace) -> None:
+    """The pass's timing in the sidebar: a page's last step, so its first chart leaves
+    first (like the shared-sentence pages' sidebar, ui.frame._shared_page)."""
     opened.show_timing(t.seconds, f"{len(t.encoder.tokens)} → {len(t.tokens)} tokens")
-    return text, out, t
 
 
 def reference(text: str) -> str | None:
