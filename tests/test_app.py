@@ -392,6 +392,29 @@ def _page_that_fails() -> None:
     frame("tokens", draw)
 
 
+def _trace_that_fails() -> None:
+    """A page whose sentence cannot be traced (AppTest.from_function runs this alone)."""
+    from ui import cache
+    from ui.frame import frame
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the model failed")
+
+    real, cache.get_trace = cache.get_trace, boom
+    try:
+        frame("tokens", lambda view: None)
+    finally:
+        cache.get_trace = real
+
+
+def test_a_failing_trace_keeps_the_sentence_box() -> None:
+    at = AppTest.from_function(_trace_that_fails, default_timeout=TIMEOUT)
+    at.session_state["sentence"] = "a sentence that is not the shipped one"
+    at.run()
+    assert len(at.exception) == 1
+    assert at.text_area(key="w_sentence").value == "a sentence that is not the shipped one"
+
+
 def test_a_failing_page_keeps_the_sentence_box_and_the_timing() -> None:
     at = AppTest.from_function(_page_that_fails, default_timeout=TIMEOUT)
     at.session_state["sentence"] = PROBES[0]

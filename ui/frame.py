@@ -324,7 +324,11 @@ def _shared_page(
     sentence sends: sent first, the sidebar's widgets kept the browser busy until the
     page's other charts had arrived too, and it drew them all in one go before showing any
     (README, Benchmarks: the tokens page's first chart 160 -> 109 ms a new sentence)."""
-    view = _shared_view(opened, reset)
+    try:
+        view = _shared_view(opened, reset)
+    except Exception:  # the trace failed: still a box to type another sentence in
+        _inputs(opened)
+        raise
     try:
         draw(view)
     finally:  # also after an error in the page, so the sentence box is always there
