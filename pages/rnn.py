@@ -100,14 +100,16 @@ def draw(opened: Opened) -> None:
     record |= {"context": t.context, "decoder_tokens": t.tokens, "decoder_states": t.states}
     download_json("States and translation (JSON)", record, "rnn_dl_json", "lstm_translation.json")
 
-    verdicts = [f"{name}: {'exact' if out.text == expected else 'wrong'}"]
+    other = None
     if later is not None:
         with later:
             other = cache.translate(text, others[0], device)
             st.markdown(f"**{others[0]}** (Transformer, cross-attention)")
             st.code(other.text or "(nothing)", language=None, wrap_lines=True)
-        verdicts.append(f"{others[0]}: {'exact' if other.text == expected else 'wrong'}")
     if expected:
+        verdicts = [f"{name}: {'exact' if out.text == expected else 'wrong'}"]
+        if other is not None:
+            verdicts.append(f"{others[0]}: {'exact' if other.text == expected else 'wrong'}")
         verdict.caption(" · ".join(verdicts))
     show_timing(opened, t)
 

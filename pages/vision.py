@@ -8,7 +8,7 @@ import viz
 from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import Opened, body, open_page
+from ui.frame import Opened, body, layers_detail, open_page
 from ui.images import choose_image
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 
@@ -121,9 +121,7 @@ def draw(opened: Opened) -> None:
         download_json("Prediction and attention (JSON)", record, "vit_dl_json", "vit.json")
     # Last, like the shared-sentence pages' sidebar (ui.frame._shared_page): the first chart
     # leaves first (README, Benchmarks: a new digit 146 -> 124 ms).
-    opened.show_timing(
-        t.seconds, f"{len(t.tokens)} tokens · {t.n_layers} layers × {t.n_heads} heads"
-    )
+    opened.show_timing(t.seconds, layers_detail(t))
 
 
 body(draw, opened)

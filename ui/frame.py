@@ -304,7 +304,7 @@ def frame(
     `reset` names this page's widget keys that depend on the tokens (a token picker, a
     position window, tokens to mask): when the sentence or the model changes they go back
     to their defaults (None: the widget's own; a function: its value for the new trace).
-    The body stops, with a message, when there is no sentence. The model is loaded by the
+    The body shows a message instead, when there is no sentence. The model is loaded by the
     body (`_shared_view`), only when the shipped trace cannot serve. `draw` returns early
     rather than calling st.stop(): what a run writes after a stop is dropped, and the
     sidebar's part of the body comes after the page (`_shared_page`).
@@ -324,41 +324,41 @@ def _shared_page(
     sentence sends: sent first, the sidebar's widgets kept the browser busy until the
     page's other charts had arrived too, and it drew them all in one go before showing any
     (README, Benchmarks: the tokens page's first chart 160 -> 109 ms a new sentence)."""
+    view = None
     try:
         view = _shared_view(opened, reset)
-    except Exception:  # the trace failed: still a box to type another sentence in
-        _inputs(opened)
-        raise
-    try:
-        draw(view)
-    finally:  # also after an error in the page, so the sentence box is always there
+        if view is not None:
+            draw(view)
+    finally:  # also with no sentence or after an error: the box to type one in is there
         _sidebar_part(opened, view)
 
 
-def _sidebar_part(opened: Opened, view: View) -> None:
-    """What the body writes into the sidebar, and the URL: after the page (`_shared_page`)."""
-    _inputs(opened)
+def _sidebar_part(opened: Opened, view: View | None) -> None:
+    """What the body writes into the sidebar, and the URL: after the page (`_shared_page`);
+    the timing and the model's notes only when there is a trace."""
+    if opened.inputs is not None:
+        with opened.inputs:
+            _sentence_inputs()
     state.write_url(opened.page.key, opened.model_name, sentence=True)
-    t = view.trace
-    detail = f"{len(t.tokens)} tokens · {t.n_layers} layers × {t.n_heads} heads"
-    opened.show_timing(t.seconds, detail)
+    if view is None:
+        return
+    opened.show_timing(view.trace.seconds, layers_detail(view.trace))
     with st.sidebar:  # what a person should know about this model's trace (rotary, ...)
         for note in view.notes:
             st.caption(f":material/info: {md_escape(note)}")
 
 
-def _inputs(opened: Opened) -> None:
-    """The sentence inputs, in their place at the top of the sidebar."""
-    if opened.inputs is not None:
-        with opened.inputs:
-            _sentence_inputs()
+def layers_detail(t: Trace) -> str:
+    """What ran, for the sidebar's timing: "12 tokens · 2 layers × 4 heads"."""
+    return f"{len(t.tokens)} tokens · {t.n_layers} layers × {t.n_heads} heads"
 
 
 def _shared_view(
     opened: Opened, reset: dict[str, Callable[[Trace], object] | None] | None
-) -> View:
+) -> View | None:
     """The shared sentence's trace (the shipped one on a first visit): the body's first
-    step, so that a new sentence is read and traced by the body alone."""
+    step, so that a new sentence is read and traced by the body alone. None, with a
+    message, when there is no sentence."""
     page, name = opened.page.key, opened.model_name
     sentence = st.session_state["sentence"]
     first = _first_view(page)
@@ -370,14 +370,12 @@ def _shared_view(
         if warning:
             st.warning(warning, icon="⚠️")
     if not sentence.strip():
-        _inputs(opened)  # the page stops here: the box to type one in comes first
-        state.write_url(page, name, sentence=True)
         st.info(
             "There is no sentence yet. Type one in the **Sentence** box in the sidebar (on "
             "the left), pick one of the lecture's examples, or upload a text file.",
             icon="✍️",
         )
-        st.stop()
+        return None
     try:
         trace = cache.get_trace(sentence, name, opened.device)
     except Exception as err:  # noqa: BLE001 - a GPU failure during the pass: the CPU instead
