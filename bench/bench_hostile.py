@@ -41,6 +41,7 @@ def run_page(name: str, text: str) -> tuple[float, float, int, float]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    from tests.charts import charts as drawn_charts
     from ui.show import section_key
 
     st.cache_data.clear()
@@ -52,7 +53,7 @@ def run_page(name: str, text: str) -> tuple[float, float, int, float]:
     start = time.perf_counter()
     at.run()
     rerun = time.perf_counter() - start
-    charts = len(at.get("plotly_chart"))
+    charts = len(drawn_charts(at))
     tabs = 0.0
     for label in [tab.label for tab in at.tabs][1:]:
         at.session_state[section_key(name)] = label

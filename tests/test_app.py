@@ -19,6 +19,8 @@ import model
 import ui.cache
 from model.examples import PROBES
 from model.tokenizer import load_tokenizer
+from tests.charts import charts as drawn_charts
+from tests.charts import figures, specs
 from tests.conftest import save_tiny
 from ui.registry import PAGES as PAGE_SPECS
 from ui.show import section_key
@@ -41,13 +43,11 @@ def page(name: str, sentence: str | None = None, **state: object) -> AppTest:
 
 def charts(at: AppTest) -> dict[str, dict]:
     """Every Plotly chart on the page as its figure JSON, by the chart's widget key."""
-    return {
-        el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")
-    }
+    return figures(at)
 
 
 def figure_text(at: AppTest) -> str:
-    return " ".join(el.proto.spec for el in at.get("plotly_chart"))
+    return specs(at)
 
 
 def shows_token(text: str, token: str) -> bool:
@@ -92,11 +92,11 @@ def test_page_runs_for_each_lecture_example(name: str, example: str) -> None:
     assert at.get("download_button"), "every page offers its numbers for download"
     labels = [tab.label for tab in at.tabs]
     assert bool(labels) == (name in TABBED), labels
-    drawn = {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
+    drawn = {c.key for c in drawn_charts(at)}
     for label in labels[1:]:
         at.session_state[section_key(name)] = label
         assert_ok(at.run())
-        drawn |= {c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")}
+        drawn |= {c.key for c in drawn_charts(at)}
     assert len(drawn) >= 3, drawn
 
 
@@ -375,7 +375,7 @@ def test_an_empty_sentence_shows_a_friendly_prompt(name: str, sentence: str) -> 
     at = page(name, sentence)
     assert_ok(at)
     assert any("There is no sentence yet" in i.value for i in at.info)
-    assert not at.get("plotly_chart")
+    assert not drawn_charts(at)
     assert at.text_area(key="w_sentence").value == sentence, "the box to type one in"
 
 
@@ -473,8 +473,8 @@ def test_html_in_the_sentence_is_shown_as_text(name: str) -> None:
     for element in [*at.markdown, *at.caption]:
         if element.proto.allow_html:
             assert "<script" not in element.value and "onerror" not in element.value
-    for el in at.get("plotly_chart"):
-        assert "<script" not in el.proto.spec and "<img" not in el.proto.spec
+    for chart in drawn_charts(at):
+        assert "<script" not in chart.spec and "<img" not in chart.spec
     assert not at.get("html")
 
 
@@ -530,7 +530,7 @@ def test_unknown_words_are_named_and_the_vocabulary_listed(name: str) -> None:
     (error,) = [e.value.replace("\\", "") for e in at.error]
     assert "zebra" in error and "<b>bit</b>" in error
     assert any("school" in c.value.split() for c in at.code), "the vocabulary is listed"
-    assert not at.get("plotly_chart")
+    assert not drawn_charts(at)
     at = page(name, tr_sentence="   ")
     assert_ok(at)
     assert any("Type an English sentence" in i.value for i in at.info)

@@ -13,6 +13,7 @@ import pytest
 import streamlit as st
 
 from model.lm import TransformerLM
+from tests.charts import charts as drawn_charts
 from tests.test_app import assert_ok, page
 from ui.show import section_key
 
@@ -71,20 +72,20 @@ def test_a_page_bounds_its_work_whatever_the_input(name: str, label: str,
             at.session_state[section_key(name)] = tab
             at.run()
         assert_ok(at)
-        charts = at.get("plotly_chart")
+        charts = drawn_charts(at)
         assert len(forward_passes) <= MAX_FORWARD, f"{tab}: {len(forward_passes)} forward passes"
         assert len(charts) <= MAX_CHARTS, f"{tab}: {len(charts)} charts"
-        sent = sum(numbers_in(json.loads(c.proto.spec)) for c in charts)
+        sent = sum(numbers_in(c.figure) for c in charts)
         assert sent <= MAX_NUMBERS, f"{tab}: {sent:,} numbers sent to the browser"
 
 
 def test_300_masks_are_all_predicted_but_six_drawn() -> None:
     at = page("masked", HOSTILE["300 masks"])
     assert_ok(at)
-    keys = [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+    keys = [c.key for c in drawn_charts(at)]
     assert sum(k.startswith("mask_topk_") for k in keys) == 6
     assert any("more masks, first guesses" in c.value for c in at.caption)
     at.session_state["masked_section"] = "Where the [MASK] looked"
     assert_ok(at.run())
-    keys = [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+    keys = [c.key for c in drawn_charts(at)]
     assert sum(k.startswith("mask_row_") for k in keys) == 6

@@ -16,6 +16,7 @@ import model
 import ui.cache
 from model.examples import DEFAULT_SENTENCE
 from model.trace import load_npz, save_npz
+from tests.charts import charts, specs
 
 ROOT = Path(__file__).resolve().parent.parent
 REGENERATE = "assets/default_trace.npz is stale: run `python -m training.default_trace`"
@@ -68,7 +69,7 @@ def test_the_first_page_draws_without_a_forward_pass(monkeypatch, page: str) -> 
     monkeypatch.setattr(ui.cache, "get_trace", no_pass)
     at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=180).run()
     assert not at.exception, at.exception
-    assert at.get("plotly_chart"), "no chart drawn"
+    assert charts(at), "no chart drawn"
 
 
 def test_the_shipped_neighbours_equal_fresh_ones() -> None:
@@ -104,8 +105,7 @@ def test_the_first_tokens_page_loads_no_model(monkeypatch) -> None:
     ui.cache.neighbours.clear()
     at = AppTest.from_file(str(ROOT / "pages" / "tokens.py"), default_timeout=180).run()
     assert not at.exception, at.exception
-    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
-    assert at.get("plotly_chart") and '"river"' in specs
+    assert charts(at) and '"river"' in specs(at)
     assert not at.dataframe, "the neighbours' tab is not open"
     at.session_state["tokens_section"] = "Nearest neighbours"
     assert not at.run().exception, at.exception

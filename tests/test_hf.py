@@ -17,6 +17,7 @@ import model
 from analysis.tokens import softmax_rows
 
 transformers = pytest.importorskip("transformers")
+from tests.charts import specs  # noqa: E402
 from tests.hf_models import FAMILIES, build, save  # noqa: E402
 
 SENTENCE = "the dog bit the man near the river bank"
@@ -282,7 +283,7 @@ def test_pages_render_hf_models(registered, page: str, family: str) -> None:
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="w_model").value == registered[family]
-    text = " ".join(el.proto.spec for el in at.get("plotly_chart"))
+    text = specs(at)
     assert '"river"' in text
     if family == "deep" and page == "attention":  # 14 layers: a slider, the grid 6 at a time
         assert at.select_slider(key="att_layer").value == 0
@@ -290,7 +291,7 @@ def test_pages_render_hf_models(registered, page: str, family: str) -> None:
         assert '"L13 H1"' not in text and '"L1 H1"' in text
         at.segmented_control(key="att_grid_layers").set_value(2).run()  # layers 13-14
         assert not at.exception
-        text = " ".join(el.proto.spec for el in at.get("plotly_chart"))
+        text = specs(at)
         assert '"L13 H1"' in text and '"L1 H1"' not in text
     if page == "masked":  # it starts on a word, never on [CLS], [SEP], <s> or </s>
         assert at.multiselect(key="mask_tokens").value == [9]  # "bank"

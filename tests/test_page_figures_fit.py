@@ -4,12 +4,13 @@ sinusoid waves as continuous curves through the integer positions."""
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.charts import figures
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,9 +24,7 @@ def charts(name: str, sentence: str, model_name: str = "mlm", **state: object) -
         at.session_state[key] = value
     at.run()
     assert not at.exception, at.exception
-    return {
-        el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")
-    }
+    return figures(at)
 
 
 # Plot areas measured in Chromium at 1280x720 (the charts' .nsewdrag boxes), in px.

@@ -8,38 +8,55 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.charts import charts, specs
+from ui.plot import PLOTLY_URL
+
 ROOT = Path(__file__).resolve().parent.parent
 GRID_PANEL = '"L1 H1"'  # a panel title of the every-layer-x-head grid
 
 
 def _specs(at: AppTest) -> str:
-    return " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    return specs(at)
 
 
 def test_the_layer_head_grid_is_built_only_when_opened() -> None:
     at = AppTest.from_file(str(ROOT / "pages" / "attention.py"), default_timeout=120).run()
     assert not at.exception
-    closed = len(at.get("plotly_chart"))
+    closed = len(charts(at))
     assert GRID_PANEL not in _specs(at)
     grid = [e for e in at.expander if e.label == "Every layer × head at once"]
     assert len(grid) == 1 and not grid[0].children, "closed, and nothing built inside"
     at.session_state["att_grid_open"] = True
     at.run()
     assert not at.exception
-    assert GRID_PANEL in _specs(at) and len(at.get("plotly_chart")) == closed + 1
+    assert GRID_PANEL in _specs(at) and len(charts(at)) == closed + 1
 
 
-def test_the_app_sends_a_hidden_plotly_chart_before_anything_else() -> None:
-    """app.py's first element is the hidden chart that makes a fresh browser load Plotly
-    while the page is still computed (ui.preload.preload_plotly)."""
+def test_the_app_starts_loading_plotly_before_anything_else() -> None:
+    """app.py's first element is a hidden container that makes a fresh browser load Plotly
+    (and the chart element's JavaScript) while the page is still computed
+    (ui.preload.preload_plotly): a script that adds Plotly's <script>, then an empty chart."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not at.exception
-    assert at.main.children[0].key == "plotly_preload", "the first element of the page"
-    html = " ".join(e.proto.body for e in at.get("html"))
-    assert ".st-key-plotly_preload" in html and "display: none" in html
-    assert at.get("plotly_chart")[0].proto.config and '"staticPlot": true' in (
-        at.get("plotly_chart")[0].proto.config
-    )
+    first = at.main.children[0]
+    assert first.key == "plotly_preload", "the first element of the page"
+    style, loader = sorted((e.proto for e in at.get("html")), key=lambda h: "<script" in h.body)
+    assert ".st-key-plotly_preload" in style.body and "display: none" in style.body
+    assert PLOTLY_URL in loader.body and "loadPlotly()" in loader.body
+    assert loader.unsafe_allow_javascript
+    empty = at.get("bidi_component")[0]
+    assert empty.proto.component_name == "glassbox_chart" and not empty.proto.bytes
+    assert charts(at), "the page's own charts follow"
+
+
+def test_the_plotly_bundle_is_shipped_and_served() -> None:
+    """The bundle ui.plot loads is in static/ (served at /app/static/ when static serving is
+    on, as .streamlit/config.toml sets it) and is Plotly's cartesian build."""
+    bundle = ROOT / "static" / PLOTLY_URL.removeprefix("app/static/")
+    assert bundle.stat().st_size > 1_000_000
+    assert "plotly.js (cartesian - minified)" in bundle.read_text()[:200]
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["enableStaticServing"] is True
 
 
 def test_no_full_garbage_collection_after_every_run() -> None:
@@ -56,7 +73,7 @@ def test_follow_one_query_is_computed_only_when_opened(monkeypatch) -> None:
     monkeypatch.setattr(ui.query, "head_links", lambda *a, **k: calls.append(1) or real(*a, **k))
     at = AppTest.from_file(str(ROOT / "pages" / "attention.py"), default_timeout=120).run()
     assert not at.exception and not calls and not at.dataframe
-    assert '"att_query_row"' not in " ".join(c.proto.id for c in at.get("plotly_chart"))
+    assert "att_query_row" not in [c.key for c in charts(at)]
     at.session_state["att_query_open"] = True
     at.run()
     assert not at.exception and calls and len(at.dataframe) == 1

@@ -14,6 +14,8 @@ from streamlit.testing.v1 import AppTest
 
 import analysis
 import viz
+from tests.charts import charts
+from tests.charts import figures as drawn_figures
 from ui.images import CANVAS_PX, ImageError, decode_image, drawn_digit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,9 +100,7 @@ def test_vision_figures_serialise() -> None:
 
 
 def figures(at: AppTest) -> dict[str, dict]:
-    return {
-        el.proto.id.rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")
-    }
+    return drawn_figures(at)
 
 
 def vit_page(**state: object) -> AppTest:
@@ -148,7 +148,7 @@ def test_an_upload_is_converted_and_a_bad_one_keeps_the_previous_picture() -> No
     assert not at.exception
     assert any("not a PNG or JPEG" in e.value and "previous picture is kept" in e.value
                for e in at.error)  # fmt: skip
-    assert at.get("plotly_chart"), "the previous picture is still drawn"
+    assert charts(at), "the previous picture is still drawn"
 
 
 # --- drawing on the canvas --------------------------------------------------------------------

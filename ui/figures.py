@@ -1,7 +1,8 @@
 """Every chart of the app goes through here: built once per what it depends on, kept for
-reuse, drawn with a toolbar whose camera button saves a PNG. Going back to a layer, head,
-token or sentence shown before gets the same figure at once (building a Plotly figure, not
-running the model, is most of what a rerun costs).
+reuse as its Plotly JSON, drawn (ui.plot) with a toolbar whose camera button saves a PNG.
+Going back to a layer, head, token or sentence shown before sends the same JSON at once
+(building a Plotly figure and writing its JSON, not running the model, is most of what a
+rerun costs).
 
     chart("att_head_map", (view.key, layer, head), viz.attention_heatmap, weights, tokens,
           title="...", window=(0, 31))
@@ -15,15 +16,18 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from ui.plot import plot
 from viz import zoom
 
 MAX_CELLS = 128 * 256  # figures of larger matrices are built afresh, not held in memory
+
+
 @st.cache_resource(max_entries=400, show_spinner=False)
-def _kept(kind: str, key: Hashable, _make: Callable[[], go.Figure]) -> go.Figure:
+def _kept(kind: str, key: Hashable, _make: Callable[[], str]) -> str:
     return _make()
 
 
-def figure(
+def figure_json(
     kind: str,
     where: Hashable,
     build: Callable[..., go.Figure],
@@ -33,15 +37,14 @@ def figure(
     cols: bool = True,
     cells: int | None = None,
     **kwargs: object,
-) -> go.Figure:
-    """`build(*args, **kwargs)`, zoomed to `window` (viz.zoom), kept per (kind, where,
-    window). `where` must name everything the figure depends on: the sentence, model and
+) -> str:
+    """The JSON of `build(*args, **kwargs)`, zoomed to `window` (viz.zoom), kept per (kind,
+    where, window). `where` must name everything the figure depends on: the sentence, model and
     device (View.key) and every picker value that changes it. `cells` is the size of what it
-    draws (default: the size of the array arguments); big figures are not kept. The figure
-    is shared by all sessions: never modify it after this."""
+    draws (default: the size of the array arguments); big figures are not kept."""
 
-    def make() -> go.Figure:
-        return zoom(build(*args, **kwargs), window, rows=rows, cols=cols)
+    def make() -> str:
+        return zoom(build(*args, **kwargs), window, rows=rows, cols=cols).to_json()
 
     if cells is None:
         cells = sum(np.size(a) for a in args if isinstance(a, np.ndarray))
@@ -58,12 +61,12 @@ def chart(
     filename: str | None = None,
     **kwargs: object,
 ) -> None:
-    """Draw `figure(widget_key, where, build, *args, **kwargs)` with its toolbar: 'Download
-    plot as png' saves it at 2x scale (as `filename`, default the widget key)."""
-    fig = figure(widget_key, where, build, *args, **kwargs)
+    """Draw `figure_json(widget_key, where, build, *args, **kwargs)` with its toolbar:
+    'Download plot as png' saves it at 2x scale (as `filename`, default the widget key)."""
+    spec = figure_json(widget_key, where, build, *args, **kwargs)
     config = {
         "displaylogo": False,
         "toImageButtonOptions": {"format": "png", "filename": filename or widget_key, "scale": 2},
         "modeBarButtonsToRemove": ["select2d", "lasso2d"],
     }
-    st.plotly_chart(fig, key=widget_key, config=config, theme=None)
+    plot(spec, widget_key, config)

@@ -52,8 +52,9 @@ VIEWPORT = {"width": 1400, "height": 2400}
 
 APP = '[data-testid="stApp"]'
 EXCEPTION = '[data-testid="stException"]'
-# Every chart a page shows: not app.py's hidden one that loads Plotly early (preload_plotly).
-CHART = '[data-testid="stPlotlyChart"]:not(.st-key-plotly_preload *)'
+# Every chart a page shows (ui.plot's element; app.py's hidden one that loads Plotly early
+# has no figure, so no .gb-chart).
+CHART = ".gb-chart"
 # A chart counts as drawn once Plotly has put its SVG in the page.
 DRAWN_CHART = f"{CHART} .main-svg"
 
@@ -293,7 +294,7 @@ def exceptions(page) -> list[str]:
 def chart_texts(page) -> list[str]:
     """Every tick label / annotation text drawn in the page's Plotly charts."""
     return page.evaluate(
-        """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] svg text')]
+        """() => [...document.querySelectorAll('.gb-chart svg text')]
               .map(t => t.textContent)"""
     )
 
@@ -365,7 +366,7 @@ def clipped_tick_labels(page, tolerance: float = 2.0) -> list[dict]:
     return page.evaluate(
         """(tol) => {
           const out = [];
-          document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
+          document.querySelectorAll('.gb-chart').forEach((chart, i) => {
             const svg = chart.querySelector('.main-svg');
             if (!svg) return;
             const box = svg.getBoundingClientRect();

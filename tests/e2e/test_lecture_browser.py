@@ -45,7 +45,7 @@ def reveal_and_check(page, n: int) -> None:
     try:
         page.wait_for_function(
             """wanted => { const t = [...document.querySelectorAll(
-                   '[data-testid="stPlotlyChart"] svg text')].map(e => e.textContent).join(' ');
+                   '.gb-chart svg text')].map(e => e.textContent).join(' ');
                  return wanted.every(w => t.includes(w)); }""",
             arg=wanted, timeout=30000,
         )  # fmt: skip

@@ -27,7 +27,7 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     assert "[CLS] → patches, layer 1" in " ".join(harness.chart_texts(page))
     harness.after_rerun(page, lambda: page.get_by_text("layer 3", exact=True).first.click())
     page.wait_for_function(
-        """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .gtitle')]
+        """() => [...document.querySelectorAll('.gb-chart .gtitle')]
               .some(t => t.textContent.includes('[CLS] → patches, layer 3'))""",
         timeout=20000,
     )
@@ -66,7 +66,7 @@ def test_a_digit_drawn_with_the_mouse_is_read(app_server, page) -> None:
     harness.after_rerun(page, stroke)
     page.get_by_text("your drawing, converted to 8x8").wait_for(timeout=20000)
     page.wait_for_function(
-        """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"] .gtitle')]
+        """() => [...document.querySelectorAll('.gb-chart .gtitle')]
               .some(t => t.textContent.includes('most likely first'))""",
         timeout=20000,
     )

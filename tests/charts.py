@@ -1,0 +1,45 @@
+"""The charts an AppTest run drew, read back from ui.plot's elements (not a test module)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+_FIGURE = ',"figure":'
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One drawn chart: its widget key, its figure's JSON as sent, and its Plotly config."""
+
+    key: str
+    spec: str
+    config: dict
+
+    @property
+    def figure(self) -> dict:
+        return json.loads(self.spec)
+
+
+def charts(at) -> list[Chart]:
+    """Every chart element with a figure, in page order (ui.plot.plot's payload: the config,
+    then the figure's JSON as Plotly wrote it). The preload element carries no figure."""
+    found = []
+    for el in at.get("bidi_component"):
+        if el.proto.component_name != "glassbox_chart" or not el.proto.bytes:
+            continue
+        text = el.proto.bytes.decode()
+        cut = text.index(_FIGURE)
+        config = json.loads(text[len('{"config":') : cut])
+        found.append(Chart(el.proto.id.rsplit("-", 1)[-1], text[cut + len(_FIGURE) : -1], config))
+    return found
+
+
+def specs(at) -> str:
+    """All drawn figures' JSON, joined: for checks that a text is (or is not) drawn."""
+    return " ".join(c.spec for c in charts(at))
+
+
+def figures(at) -> dict[str, dict]:
+    """The drawn figures by widget key."""
+    return {c.key: c.figure for c in charts(at)}

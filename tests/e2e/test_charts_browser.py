@@ -1,0 +1,66 @@
+"""The chart element (ui/plot.py) in a real browser: Plotly's cartesian bundle comes from
+static/ and Streamlit's full one is never loaded; every chart has the camera and full-screen
+buttons and no upload button; another head redraws the same chart in place; full screen
+fills the screen and gives the chart its own size back."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.e2e import harness
+from ui.plot import PLOTLY_URL
+
+pytestmark = pytest.mark.e2e
+
+HEATMAP = ".st-key-att_head_map .gb-chart"
+BUTTON_TITLES = "g => [...g.querySelectorAll('.modebar-btn')].map(b => b.dataset.title)"
+
+
+def test_the_cartesian_bundle_is_served_and_the_full_one_never_loaded(app_server, page) -> None:
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    harness.open_app(page, f"{app_server.url}/tokens", charts=True)
+    assert any(url.endswith(PLOTLY_URL) for url in requested), "the bundle ui.plot names"
+    assert not [url for url in requested if "PlotlyChart" in url], "Streamlit's 4.7 MB chunk"
+    response = page.request.get(f"{app_server.url}/{PLOTLY_URL}")
+    assert response.ok and "javascript" in response.headers["content-type"]
+    assert "plotly.js (cartesian - minified)" in response.text()[:200]
+
+
+def test_toolbar_redraw_in_place_and_full_screen(app_server, page) -> None:
+    query = urlencode({"sentence": "the river bank was quiet"})
+    harness.open_app(page, f"{app_server.url}/attention?{query}", charts=True)
+    page.wait_for_selector(f"{HEATMAP} .main-svg image")
+    chart = page.locator(HEATMAP)
+    titles = chart.evaluate(BUTTON_TITLES)
+    assert "Download plot as a PNG" in titles and "Full screen" in titles, titles
+    assert not [t for t in titles if "Share" in t or "Edit" in t], "nothing leaves the machine"
+
+    before = harness.heatmap_signature(page, ".st-key-att_head_map")
+    chart.evaluate("g => { g.dataset.mark = 'first'; }")
+    option = page.locator(".st-key-att_head").get_by_text("head 2", exact=True)
+    harness.after_rerun(page, option.click)
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel + ' .gtitle')?.textContent.includes('head 2')",
+        arg=HEATMAP,
+    )
+    assert harness.heatmap_signature(page, ".st-key-att_head_map") != before
+    assert chart.evaluate("g => g.dataset.mark") == "first", "updated in place (Plotly.react)"
+
+    height = chart.evaluate("g => g.layout.height")
+    chart.hover()
+    chart.locator('[data-title="Full screen"]').click()
+    page.wait_for_function(
+        "(sel) => document.fullscreenElement === document.querySelector(sel)"
+        " && document.fullscreenElement.layout.width === window.innerWidth",
+        arg=HEATMAP,
+    )
+    page.evaluate("document.exitFullscreen()")
+    page.wait_for_function(
+        "([sel, h]) => !document.fullscreenElement"
+        " && document.querySelector(sel).layout.height === h",
+        arg=[HEATMAP, height],
+    )
+    assert not harness.exceptions(page)

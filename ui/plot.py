@@ -1,0 +1,117 @@
+"""The element every chart of the app is drawn in: Plotly's cartesian bundle, in the page.
+
+Streamlit's own `st.plotly_chart` loads the full plotly.js bundle (4.7 MB: maps, 3-D, every
+trace type) the first time a page shows a chart; on a fresh browser compiling it took
+0.7 s, the longest single step before the first chart. The app draws only heatmaps,
+scatter and bar charts, so it ships Plotly's cartesian bundle (`static/`, 1.5 MB, MIT;
+compiled in about 0.25 s) and draws each figure with it from a small custom element
+(`st.components.v2`, in the page's own DOM, no iframe):
+
+    plot(spec_json, "att_head_map", config)   # one chart
+    preload()                                 # first in every run: start loading Plotly
+
+The figure's JSON and the Plotly config travel as one UTF-8 JSON payload (bytes: Streamlit
+sends them as they are). A chart drawn again with new data is updated in place
+(`Plotly.react`). The toolbar has Plotly's buttons (the camera saves a PNG) and a full-screen
+button for the projector.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+# Served by Streamlit's static file serving (server.enableStaticServing): static/ at the
+# repository root is /app/static/. Relative, so a server under a base path finds it too.
+PLOTLY_URL = "app/static/plotly-cartesian.min.js"
+
+# One promise per page: the first element that needs Plotly adds its <script>; a failed
+# load is forgotten, so the next chart tries again.
+_LOAD_JS = """
+function loadPlotly() {
+  if (!window.__glassboxPlotly) {
+    window.__glassboxPlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = "PLOTLY_URL";
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => {
+        window.__glassboxPlotly = null;
+        reject(new Error("the chart library did not load"));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return window.__glassboxPlotly;
+}
+""".replace("PLOTLY_URL", PLOTLY_URL)
+
+_CHART_JS = (
+    _LOAD_JS
+    + """
+// Four corner brackets, in a 1000 x 1000 box (y down).
+const FULL_SCREEN_ICON = {
+  width: 1000, height: 1000,
+  path: "M80 80h320v110H190v210H80z M920 80v320H810V190H600V80z " +
+        "M80 920V600h110v210h210v110z M920 920H600V810h210V600h110z",
+};
+
+function fullScreenButton(Plotly) {
+  return {
+    name: "fullscreen", title: "Full screen", icon: FULL_SCREEN_ICON,
+    click: (gd) => {
+      if (document.fullscreenElement) { document.exitFullscreen(); return; }
+      const height = gd.layout.height;
+      const resize = () => {
+        if (document.fullscreenElement === gd) {
+          Plotly.relayout(gd, { width: window.innerWidth, height: window.innerHeight });
+        } else {
+          gd.removeEventListener("fullscreenchange", resize);
+          Plotly.relayout(gd, { width: null, height: height });
+        }
+      };
+      gd.addEventListener("fullscreenchange", resize);
+      gd.requestFullscreen();
+    },
+  };
+}
+
+export default function ({ data, parentElement }) {
+  if (!data) { loadPlotly(); return; }
+  const { figure, config } = JSON.parse(new TextDecoder().decode(data));
+  let gd = parentElement.querySelector(".gb-chart");
+  if (!gd) {
+    gd = document.createElement("div");
+    gd.className = "gb-chart";
+    parentElement.appendChild(gd);
+  }
+  gd.style.minHeight = (figure.layout.height || 450) + "px";
+  loadPlotly()
+    .then((Plotly) => Plotly.react(gd, figure.data, figure.layout, {
+      ...config, responsive: true, showSendToCloud: false,  // offline: no upload button
+      modeBarButtonsToAdd: [fullScreenButton(Plotly)],
+    }))
+    .catch((error) => {
+      gd.textContent = "This chart could not be drawn (" + error.message + "): reload the page.";
+    });
+  return () => { if (window.Plotly) window.Plotly.purge(gd); };
+}
+"""
+)
+
+_CSS = ".gb-chart:fullscreen { background: #fff; }"
+
+_chart = st.components.v2.component("glassbox_chart", js=_CHART_JS, css=_CSS, isolate_styles=False)
+
+
+def plot(spec: str, key: str, config: dict) -> None:
+    """Draw one figure, given as its Plotly JSON (`fig.to_json()`), with a Plotly config."""
+    payload = '{"config":' + json.dumps(config) + ',"figure":' + spec + "}"
+    _chart(key=key, data=payload.encode(), height="content")
+
+
+def preload() -> None:
+    """Start loading Plotly at once: a script tag, and an empty chart element so that the
+    element's own JavaScript is fetched before the page's widgets' (sent first in a run)."""
+    st.html(f"<script>{_LOAD_JS}loadPlotly();</script>", unsafe_allow_javascript=True)
+    _chart(key="plotly_preload_chart", data=None, height="content")
