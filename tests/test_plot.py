@@ -1,0 +1,52 @@
+"""The charts are drawn with Plotly's cartesian bundle (ui/plot.py), which knows only some
+trace types: every figure a page draws, and every trace a figure builder can make, must be
+one of them (a 3-D or map trace would draw nothing)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.charts import charts
+from ui.plot import PLOTLY_URL
+from ui.registry import LECTURE, PAGES
+from ui.show import section_key
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLE = ROOT / "static" / PLOTLY_URL.removeprefix("app/static/")
+
+
+def bundle_traces() -> set[str]:
+    """The trace types the shipped bundle registers."""
+    return set(re.findall(r'moduleType:"trace",name:"(\w+)"', BUNDLE.read_text()))
+
+
+def test_the_bundle_registers_what_the_app_draws() -> None:
+    assert {"heatmap", "scatter", "bar"} <= bundle_traces()
+    assert "scatter3d" not in bundle_traces(), "the cartesian build, not the full one"
+
+
+def test_every_trace_a_figure_builder_makes_is_in_the_bundle() -> None:
+    """go.Heatmap(...), go.Scatter(...) in viz/ and ui/: lower-cased, the trace's type."""
+    used = set()
+    for folder in ("viz", "ui"):
+        for path in (ROOT / folder).glob("*.py"):
+            used |= {name.lower() for name in re.findall(r"\bgo\.([A-Z]\w*)\(", path.read_text())}
+    used -= {"figure"}
+    assert used and used <= bundle_traces(), used - bundle_traces()
+
+
+@pytest.mark.parametrize("spec", [*PAGES, *LECTURE], ids=lambda s: s.key)
+def test_every_drawn_figure_uses_the_bundles_traces(spec) -> None:
+    at = AppTest.from_file(str(ROOT / spec.path), default_timeout=180).run()
+    assert not at.exception, at.exception
+    drawn = charts(at)
+    for label in [tab.label for tab in at.tabs][1:]:
+        at.session_state[section_key(spec.key)] = label
+        assert not at.run().exception, at.exception
+        drawn += charts(at)
+    types = {trace.get("type", "scatter") for chart in drawn for trace in chart.figure["data"]}
+    assert types <= bundle_traces(), types - bundle_traces()
