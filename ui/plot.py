@@ -12,7 +12,8 @@ compiled in about 0.25 s) and draws each figure with it from a small custom elem
 
 The figure's JSON and the Plotly config travel as one UTF-8 JSON payload (bytes: Streamlit
 sends them as they are). A chart drawn again with new data is updated in place
-(`Plotly.react`). The toolbar has Plotly's buttons (the camera saves a PNG) and a full-screen
+(`Plotly.react`), and follows its column's width (a ResizeObserver: Plotly's own
+`responsive` follows only the window, not the sidebar opening or closing). The toolbar has Plotly's buttons (the camera saves a PNG) and a full-screen
 button for the projector.
 """
 
@@ -86,15 +87,28 @@ export default function ({ data, parentElement }) {
     parentElement.appendChild(gd);
   }
   gd.style.minHeight = (figure.layout.height || 450) + "px";
+  if (!gd.glassboxResize) {
+    // The chart follows its column's width (the sidebar opened or closed, the window
+    // resized): a new width only, not the height the first draw settles.
+    gd.glassboxResize = new ResizeObserver(() => {
+      const drawn = gd._fullLayout;
+      const moved = drawn && Math.abs(gd.clientWidth - drawn.width) > 1;
+      if (moved && document.fullscreenElement !== gd) window.Plotly.Plots.resize(gd);
+    });
+    gd.glassboxResize.observe(gd);
+  }
   loadPlotly()
     .then((Plotly) => Plotly.react(gd, figure.data, figure.layout, {
-      ...config, responsive: true, showSendToCloud: false,  // offline: no upload button
+      ...config, showSendToCloud: false,  // offline: no upload button
       modeBarButtonsToAdd: [fullScreenButton(Plotly)],
     }))
     .catch((error) => {
       gd.textContent = "This chart could not be drawn (" + error.message + "): reload the page.";
     });
-  return () => { if (window.Plotly) window.Plotly.purge(gd); };
+  return () => {
+    gd.glassboxResize.disconnect();
+    if (window.Plotly) window.Plotly.purge(gd);
+  };
 }
 """
 )

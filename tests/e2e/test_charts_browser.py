@@ -64,3 +64,27 @@ def test_toolbar_redraw_in_place_and_full_screen(app_server, page) -> None:
         arg=[HEATMAP, height],
     )
     assert not harness.exceptions(page)
+
+
+WIDTHS = """(sel) => [...document.querySelectorAll(sel)].map(
+  (g) => [Math.round(g.clientWidth), Math.round(g._fullLayout.width), g._fullLayout.height])"""
+
+
+def test_a_chart_follows_its_column_when_the_sidebar_closes(app_server, page) -> None:
+    """Nothing resizes the window, only the column: the chart takes the new width and keeps
+    its height."""
+    harness.open_app(page, f"{app_server.url}/attention", charts=True)
+    page.wait_for_selector(f"{HEATMAP} .main-svg image")
+    before = page.evaluate(WIDTHS, ".gb-chart")
+    assert all(abs(width - drawn) <= 1 for width, drawn, _ in before), before
+    page.locator('[data-testid="stSidebar"]').hover()
+    page.locator('[data-testid="stSidebarCollapseButton"] button').first.click()
+    page.wait_for_function(
+        "(sel) => [...document.querySelectorAll(sel)].every("
+        "(g) => Math.abs(g.clientWidth - g._fullLayout.width) <= 1)"
+        " && document.querySelector(sel).clientWidth > " + str(before[0][0] + 50),
+        arg=".gb-chart",
+    )
+    after = page.evaluate(WIDTHS, ".gb-chart")
+    assert [h for *_, h in after] == [h for *_, h in before], "the heights stay"
+    assert not harness.exceptions(page)
