@@ -13,8 +13,8 @@ compiled in about 0.25 s) and draws each figure with it from a small custom elem
 The figure's JSON and the Plotly config travel as one UTF-8 JSON payload (bytes: Streamlit
 sends them as they are). A chart drawn again with new data is updated in place
 (`Plotly.react`), and follows its column's width (a ResizeObserver: Plotly's own
-`responsive` follows only the window, not the sidebar opening or closing). The toolbar has Plotly's buttons (the camera saves a PNG) and a full-screen
-button for the projector.
+`responsive` follows only the window, not the sidebar opening or closing). The toolbar
+has Plotly's buttons (the camera saves a PNG) and a full-screen button for the projector.
 """
 
 from __future__ import annotations
