@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-_FIGURE = ',"figure":'
+from ui.plot import unpack
 
 
 @dataclass(frozen=True)
@@ -22,16 +22,14 @@ class Chart:
 
 
 def charts(at) -> list[Chart]:
-    """Every chart element with a figure, in page order (ui.plot.plot's payload: the config,
-    then the figure's JSON as Plotly wrote it). The preload element carries no figure."""
+    """Every chart element with a figure, in page order (ui.plot.payload, read back with
+    ui.plot.unpack). The preload element carries no figure."""
     found = []
     for el in at.get("bidi_component"):
         if el.proto.component_name != "glassbox_chart" or not el.proto.bytes:
             continue
-        text = el.proto.bytes.decode()
-        cut = text.index(_FIGURE)
-        config = json.loads(text[len('{"config":') : cut])
-        found.append(Chart(el.proto.id.rsplit("-", 1)[-1], text[cut + len(_FIGURE) : -1], config))
+        spec, config = unpack(el.proto.bytes)
+        found.append(Chart(el.proto.id.rsplit("-", 1)[-1], spec, config))
     return found
 
 

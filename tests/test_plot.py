@@ -4,19 +4,21 @@ one of them (a 3-D or map trace would draw nothing)."""
 
 from __future__ import annotations
 
+import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.charts import charts
-from ui.plot import PLOTLY_URL
+from ui.plot import PLOTLY_FILE, payload, unpack
 from ui.registry import LECTURE, PAGES
 from ui.show import section_key
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLE = ROOT / "static" / PLOTLY_URL.removeprefix("app/static/")
+BUNDLE = ROOT / "static" / PLOTLY_FILE
 
 
 def bundle_traces() -> set[str]:
@@ -24,9 +26,21 @@ def bundle_traces() -> set[str]:
     return set(re.findall(r'moduleType:"trace",name:"(\w+)"', BUNDLE.read_text()))
 
 
-def test_the_bundle_registers_what_the_app_draws() -> None:
+def test_the_bundle_is_shipped_served_and_registers_what_the_app_draws() -> None:
+    """Plotly's cartesian build is in static/, which .streamlit/config.toml serves at
+    /app/static/."""
+    assert "plotly.js (cartesian - minified)" in BUNDLE.read_text()[:200]
     assert {"heatmap", "scatter", "bar"} <= bundle_traces()
     assert "scatter3d" not in bundle_traces(), "the cartesian build, not the full one"
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["enableStaticServing"] is True
+
+
+def test_the_payload_keeps_the_figure_json_as_written() -> None:
+    spec = '{"data":[{"type":"heatmap","y":["\\u00e9t\\u00e9","<b>x</b>"]}],"layout":{}}'
+    config = {"toImageButtonOptions": {"filename": 'a,"figure":b'}}
+    assert unpack(payload(spec, config)) == (spec, config)
+    assert json.loads(payload(spec, config))["figure"] == json.loads(spec)
 
 
 def test_every_trace_a_figure_builder_makes_is_in_the_bundle() -> None:

@@ -49,16 +49,6 @@ def test_the_app_starts_loading_plotly_before_anything_else() -> None:
     assert charts(at), "the page's own charts follow"
 
 
-def test_the_plotly_bundle_is_shipped_and_served() -> None:
-    """The bundle ui.plot loads is in static/ (served at /app/static/ when static serving is
-    on, as .streamlit/config.toml sets it) and is Plotly's cartesian build."""
-    bundle = ROOT / "static" / PLOTLY_URL.removeprefix("app/static/")
-    assert bundle.stat().st_size > 1_000_000
-    assert "plotly.js (cartesian - minified)" in bundle.read_text()[:200]
-    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-    assert config["server"]["enableStaticServing"] is True
-
-
 def test_no_full_garbage_collection_after_every_run() -> None:
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["runner"]["postScriptGC"] is False

@@ -25,7 +25,8 @@ import streamlit as st
 
 # Served by Streamlit's static file serving (server.enableStaticServing): static/ at the
 # repository root is /app/static/. Relative, so a server under a base path finds it too.
-PLOTLY_URL = "app/static/plotly-cartesian.min.js"
+PLOTLY_FILE = "plotly-cartesian.min.js"
+PLOTLY_URL = f"app/static/{PLOTLY_FILE}"
 
 # One promise per page: the first element that needs Plotly adds its <script>; a failed
 # load is forgotten, so the next chart tries again.
@@ -118,10 +119,24 @@ _CSS = ".gb-chart:fullscreen { background: #fff; }"
 _chart = st.components.v2.component("glassbox_chart", js=_CHART_JS, css=_CSS, isolate_styles=False)
 
 
+_HEAD, _FIGURE = '{"config":', ',"figure":'
+
+
+def payload(spec: str, config: dict) -> bytes:
+    """What the element gets: {"config": ..., "figure": ...}, the figure's JSON as it is."""
+    return (_HEAD + json.dumps(config) + _FIGURE + spec + "}").encode()
+
+
+def unpack(data: bytes) -> tuple[str, dict]:
+    """`payload`'s inverse: the figure's JSON as it was written, and the config."""
+    text = data.decode()
+    cut = text.index(_FIGURE)
+    return text[cut + len(_FIGURE) : -1], json.loads(text[len(_HEAD) : cut])
+
+
 def plot(spec: str, key: str, config: dict) -> None:
     """Draw one figure, given as its Plotly JSON (`fig.to_json()`), with a Plotly config."""
-    payload = '{"config":' + json.dumps(config) + ',"figure":' + spec + "}"
-    _chart(key=key, data=payload.encode(), height="content")
+    _chart(key=key, data=payload(spec, config), height="content")
 
 
 def preload() -> None:
