@@ -142,17 +142,3 @@ def test_try_your_own_draws_the_visitors_input(key, box, text, chart, token) -> 
     at = reveal(at)
     assert_ok(at)
     assert token in json.dumps(charts(at)[chart])
-
-
-@pytest.mark.parametrize("text", ["<b>x</b>" * 30, "😀" * 300, "", "[MASK] " * 40])
-@pytest.mark.parametrize(("key", "box"), [("lecture_3", "l3_query"), ("lecture_8", "l8_text"),
-                                          ("lecture_9", "l9_text"), ("lecture_11", "l11_text")])
-def test_a_try_box_survives_bad_input(key: str, box: str, text: str) -> None:
-    at = page(key)
-    at.text_input(key=box).input(text).run()
-    assert_ok(at)
-    if any(b.key and b.key.endswith("_reveal") for b in at.button):
-        reveal(at)
-        assert_ok(at)
-    else:  # the step says why it cannot ask (words outside the toy grammar)
-        assert at.warning or at.info

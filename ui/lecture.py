@@ -149,10 +149,15 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str) 
     return True
 
 
-def try_your_own(key: str, label: str, default: str, where=None) -> str:
-    """The step's own text box ("try your own"), kept for the session; at most 300 characters.
-    `where`: a column or container to put it in (default: here)."""
-    return (where or st).text_input(label, default, key=key, max_chars=300).strip()
+def try_your_own(key: str, label: str, default: str, where=None, max_chars: int = 300) -> str:
+    """The step's own text box ("try your own"), kept for the session, stripped and cut to
+    `max_chars` (the browser's limit, checked again here). A blank box says what to type
+    under it and gives "". `where`: a column or container to put it in (default: here)."""
+    where = where or st
+    text = where.text_input(label, default, key=key, max_chars=max_chars).strip()[:max_chars]
+    if not text:
+        where.info(f"“{label}” is empty: type something in it to try it.", icon="✍️")
+    return text
 
 
 def overview() -> None:

@@ -229,8 +229,10 @@ def positions() -> None:
         c1, c2 = st.columns(2)
         a = try_your_own("l5_a", "Sentence A", "the cat chased the mouse", c1)
         b = try_your_own("l5_b", "Sentence B", "the mouse chased the cat", c2)
+        if not (a and b):
+            return
         pair = [cache.get_trace(s, name, device, p) for p in (True, False) for s in (a, b)]
-        shared = analysis.shared_words(pair[0].tokens, pair[1].tokens) if a and b else []
+        shared = analysis.shared_words(pair[0].tokens, pair[1].tokens)
         if not shared:
             st.info("Type two sentences that share a word.")
             return
@@ -247,14 +249,15 @@ def positions() -> None:
 def softmax() -> None:
     name, device = pick("attention")
     c1, c2, c3 = st.columns(3)
-    a = c1.text_input("Word a", "cat", key="l6_a", max_chars=40) or "cat"
-    b = c2.text_input("Word b", "kitten", key="l6_b", max_chars=40) or "kitten"
+    a = try_your_own("l6_a", "Word a", "cat", c1, max_chars=40)
+    b = try_your_own("l6_b", "Word b", "kitten", c2, max_chars=40)
     temp = c3.slider("Softmax temperature T", 0.1, 5.0, 1.0, 0.1, key="l6_t")
-    va, vb = word_vector(a, name, device), word_vector(b, name, device)
-    d = va.shape[0]
-    cos = float(analysis.cosine_matrix(np.stack([va, vb]))[0, 1])
-    st.markdown(f"a·b = {va @ vb:.2f} · a·b/√d = {va @ vb / np.sqrt(d):.2f} (d = {d}) · "
-                f"cosine = {cos:.2f}")  # fmt: skip
+    if a and b:
+        va, vb = word_vector(a, name, device), word_vector(b, name, device)
+        d = va.shape[0]
+        cos = float(analysis.cosine_matrix(np.stack([va, vb]))[0, 1])
+        st.markdown(f"a·b = {va @ vb:.2f} · a·b/√d = {va @ vb / np.sqrt(d):.2f} (d = {d}) · "
+                    f"cosine = {cos:.2f}")  # fmt: skip
     t = cache.get_trace(RIVER, name, device)
     q = t.tokens.index("bank")
     steps = analysis.attention_steps(t, cache.attention_weights(name, device, 0), 0, 0)
