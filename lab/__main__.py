@@ -1,0 +1,81 @@
+"""python -m lab: check a student's file, or write the notebook.
+
+    python -m lab check FILE [--seed N]     one row per exercise; exit 0 when all pass
+    python -m lab notebook [-o PATH] [--solutions]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import textwrap
+from pathlib import Path
+
+WIDTH = 100
+
+
+def check_file(path: Path, seed: int | None) -> int:
+    """Print one row per exercise for the student's file; 0 when every one passes."""
+    from lab.checks import EXERCISES, MISSING, PASSED, Report, check
+    from lab.student import load
+
+    student = load(path)
+    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+    for error in student.errors:
+        print(f"{path}: {error}")
+    reports = []
+    for name in EXERCISES:
+        fn = student.names.get(name)
+        if callable(fn):
+            report = check(name, fn, seed=seed)
+        else:
+            report = Report(name, MISSING, f"no function {name} in {path.name}")
+        reports.append(report)
+        head = f"{name:<22} {report.status}"
+        if report.status == PASSED:
+            print(head)
+        else:
+            print(head + ":")
+            print(textwrap.fill(report.message, WIDTH, initial_indent=" " * 4,
+                                subsequent_indent=" " * 4))  # fmt: skip
+    passed = sum(r.passed for r in reports)
+    print(f"{passed} of {len(reports)} exercises passed (seed {seed}: --seed {seed} repeats it)")
+    return 0 if passed == len(reports) else 1
+
+
+def write_notebook(out: Path, solutions: bool) -> int:
+    from lab.notebook import write
+
+    write(out, solutions=solutions)
+    print(f"wrote {out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m lab",
+        description="The lab of slide 48: check a student's Transformer against the shipped "
+        "models, or write the notebook.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="check a .py or .ipynb file's seven functions")
+    check.add_argument("file", type=Path, help="the student's .py or .ipynb file")
+    check.add_argument("--seed", type=int, help="repeat a run: its inputs and sentences")
+    notebook = commands.add_parser("notebook", help="write the lab's notebook")
+    notebook.add_argument("-o", "--out", type=Path, default=Path("lab/transformer_lab.ipynb"))
+    notebook.add_argument(
+        "--solutions", action="store_true", help="the reference solutions filled in (teachers)"
+    )
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return check_file(args.file, args.seed)
+        return write_notebook(args.out, args.solutions)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"python -m lab: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

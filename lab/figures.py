@@ -1,0 +1,76 @@
+"""The checker's pictures, drawn with the app's own figure builders (viz/): the
+student's result beside the shipped model's, on one shared y axis."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+import viz
+from model.encoding import additive_mask
+from viz._common import apply_layout, panel_axes, panel_row
+
+GAP = 0.12  # between the two panels, a fraction of the width
+
+
+def side_by_side(left: go.Figure, right: go.Figure, title: str) -> go.Figure:
+    """Two one-panel figures of the same rows as one figure: `left` (the student's) and
+    `right` (the model's), titled by their own titles; one colour bar, the right one's."""
+    layout = panel_row([1, 1], GAP, [left.layout.title.text or "", right.layout.title.text or ""])
+    fig = go.Figure()
+    for i, part in enumerate((left, right)):
+        x, y = panel_axes(i)
+        axes = part.layout.to_plotly_json()
+        layout[f"xaxis{x[1:]}"].update(axes.get("xaxis", {}))
+        layout[f"yaxis{y[1:]}"].update(axes.get("yaxis", {}))
+        for trace in part.data:
+            trace = trace.to_plotly_json()
+            trace.update(xaxis=x, yaxis=y)
+            if i == 0:
+                trace["showscale"] = False
+            fig.add_trace(trace)
+    layout["yaxis2"].update(showticklabels=False, title=None)
+    height = max(left.layout.height or 0, right.layout.height or 0) + 30
+    return apply_layout(fig, title, height, **layout)
+
+
+def attention_pair(
+    yours: np.ndarray, model: np.ndarray, tokens: Sequence[str], title: str
+) -> go.Figure:
+    """One head's attention [T, S]: the student's beside the model's, same sentence."""
+    return side_by_side(
+        viz.attention_heatmap(yours, tokens, "yours", text_auto=False),
+        viz.attention_heatmap(model, tokens, "the shipped model's", text_auto=False),
+        title,
+    )
+
+
+def mask_pair(yours: np.ndarray, right: np.ndarray) -> go.Figure:
+    """A causal mask [T, T] (bool) drawn as the additive mask: the student's beside the
+    right one."""
+    labels = [str(i) for i in range(right.shape[0])]
+    return side_by_side(
+        viz.causal_mask_figure(additive_mask(yours), labels, "yours"),
+        viz.causal_mask_figure(additive_mask(right), labels, "the right one"),
+        "causal mask: dark cells are masked (-∞)",
+    )
+
+
+def encoding_pair(yours: np.ndarray, right: np.ndarray) -> go.Figure:
+    """A positional encoding [T, D]: the student's beside the shipped models'."""
+    return side_by_side(
+        viz.sinusoidal_heatmap(yours, title="yours"),
+        viz.sinusoidal_heatmap(right, title="the shipped models'"),
+        f"sinusoidal encoding, {right.shape[0]} positions x {right.shape[1]} dimensions",
+    )
+
+
+def difference(yours: np.ndarray, model: np.ndarray, tokens: Sequence[str], what: str) -> go.Figure:
+    """Where a [T, D] result differs from the model's: yours minus the model's, per token
+    and dimension."""
+    return viz.matrix_heatmap(
+        yours - model, list(tokens), title=f"{what}: yours minus the shipped model's",
+        text_auto=False,
+    )  # fmt: skip
