@@ -15,8 +15,6 @@ import importlib
 from typing import Any
 
 from model.contract import (
-    CAPABILITIES,
-    KINDS,
     Candidates,
     Generation,
     Model,
@@ -26,6 +24,7 @@ from model.contract import (
     draw,
 )
 from model.encoding import additive_mask, binary_encoding, causal_mask, sinusoidal_encoding
+from model.kinds import CAPABILITIES, KINDS
 from model.registry import (
     MODELS_DIR,
     ModelInfo,

@@ -18,18 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from model.kinds import CAPABILITIES, DOES, capabilities_of
 from model.trace import Trace
-
-KINDS = ("encoder", "decoder", "encoder-decoder", "recurrent", "vision")
-CAPABILITIES = ("trace", "fill_mask", "next_token", "generate", "translate", "classify")
-DOES = {  # what each capability lets a model do, for messages: "cannot fill in a [MASK]"
-    "trace": "show a forward pass",
-    "fill_mask": "fill in a [MASK]",
-    "next_token": "predict the next token",
-    "generate": "write text",
-    "translate": "translate",
-    "classify": "classify an image",
-}
 
 Candidates = list[tuple[str, float]]  # (token or label, probability), most likely first
 
@@ -94,10 +84,10 @@ class Translation:
 class Model:
     """A loaded model. Subclasses set `kind` and implement the methods of their capabilities;
     the others raise `Unsupported`. The capabilities of a kind are declared once, in the
-    registry (model/registry.py), so the catalogue knows them without loading weights."""
+    table of kinds (model/kinds.py), so the catalogue knows them without loading weights."""
 
     name: str  # "mlm", or the folder's name
-    kind: str  # one of KINDS
+    kind: str  # one of model.kinds.KINDS
     device: str  # "cpu", "cuda", "cuda:1"
     max_len: int = 0  # the context: the most tokens (or patches) one pass reads
     positional: str = "none"  # how positions enter: "sinusoidal", "learned", "none", "rotary"
@@ -106,8 +96,6 @@ class Model:
 
     @property
     def capabilities(self) -> frozenset[str]:
-        from model.registry import capabilities_of
-
         return capabilities_of(self.kind)
 
     def can(self, capability: str) -> bool:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model.contract import KINDS
+from model.kinds import KIND_TABLE, KINDS, capabilities_of
 
 if TYPE_CHECKING:
     from model.contract import Model
@@ -36,46 +36,6 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 CONFIG = "config.json"
 # The teacher's list of extra models; GLASSBOX_MODELS points elsewhere (a deployment, tests).
 MODELS_TOML = Path(__file__).resolve().parent.parent / "models.toml"
-
-
-@dataclass(frozen=True)
-class KindInfo:
-    """How a kind of checkpoint is loaded and what it can do."""
-
-    implementation: str  # "module:Class", a subclass of model.contract.Model
-    capabilities: frozenset[str]
-    label: str  # a few words for menus
-
-
-KIND_TABLE: dict[str, KindInfo] = {
-    "encoder": KindInfo(
-        "model.lm:TransformerLM", frozenset({"trace", "fill_mask"}), "masked, BERT-style (encoder)"
-    ),
-    "decoder": KindInfo(
-        "model.lm:TransformerLM",
-        frozenset({"trace", "next_token", "generate"}),
-        "causal, GPT-style (decoder)",
-    ),
-    "encoder-decoder": KindInfo(
-        "model.seq2seq:TransformerSeq2Seq",
-        frozenset({"trace", "translate"}),
-        "translation (encoder-decoder)",
-    ),
-    "recurrent": KindInfo(
-        "model.lstm:RecurrentTranslator",
-        frozenset({"trace", "translate"}),
-        "LSTM encoder-decoder (recurrent)",
-    ),
-    "vision": KindInfo(
-        "model.vit:VisionModel", frozenset({"trace", "classify"}), "Vision Transformer (digits)"
-    ),
-}
-
-
-def capabilities_of(kind: str) -> frozenset[str]:
-    """What a model of this kind can do (empty for an unknown kind)."""
-    entry = KIND_TABLE.get(kind)
-    return entry.capabilities if entry else frozenset()
 
 
 @dataclass(frozen=True)

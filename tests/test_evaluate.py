@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from training import wordnet
-from training.data import load_split, normalize
+from training.data import load_split
 from training.evaluate import compact_json, hit_rates, layer_cosines, nearest_ids
+from training.probes import normalize
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_wordnet = pytest.mark.skipif(

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from model.examples import PROBES
 from training.grammar import grammar_sentences
+from training.probes import contains_probe, normalize
 from training.tokenizer import VOCAB_SIZE, train_tokenizer
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "assets" / "data"
@@ -42,21 +43,6 @@ SPLITS = ("train", "valid", "test")
 HELD_OUT = 0.05  # the share of the corpus in each of valid and test
 
 # --- Normalization and the probe rule ----------------------------------------------------
-
-
-def normalize(text: str) -> str:
-    """Lowercase, punctuation to spaces, whitespace collapsed: the form used to compare."""
-    text = re.sub(r"[\W_]+", " ", text.lower())
-    return " ".join(text.split())
-
-
-_NORMALIZED_PROBES = [normalize(p) for p in PROBES]
-
-
-def contains_probe(text: str) -> bool:
-    """Whether the normalized `text` equals or contains the normalized form of any probe."""
-    norm = normalize(text)
-    return any(p in norm for p in _NORMALIZED_PROBES)
 
 
 # --- WordNet ---------------------------------------------------------------------------

@@ -35,7 +35,8 @@ import model
 from model.examples import MONEY_BANK, RIVER_BANK
 from model.tokenizer import EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS
 from training import wordnet
-from training.data import load_split, normalize
+from training.data import load_split
+from training.probes import normalize
 from training.train import IGNORE, tokenize
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "assets" / "models" / "evaluation.json"

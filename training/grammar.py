@@ -18,6 +18,7 @@ only the first has.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -25,6 +26,8 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from training.probes import contains_probe, normalize
 
 GRAMMAR_FILE = Path(__file__).resolve().parent / "grammar.json"
 
@@ -233,7 +236,10 @@ def load_grammar(path: str | Path = GRAMMAR_FILE) -> Grammar:
     return Grammar(roles, rules, topics)
 
 
-GRAMMAR = load_grammar()
+@functools.cache
+def default_grammar() -> Grammar:
+    """The shipped grammar (grammar.json), read on first use rather than at import."""
+    return load_grammar()
 
 
 # --- Sentences ---------------------------------------------------------------------------
@@ -244,9 +250,10 @@ def _expand(
     rng: random.Random,
     bound: dict[str, Entity],
     used: set[tuple[str, str]] | None = None,
-    grammar: Grammar = GRAMMAR,
+    grammar: Grammar | None = None,
 ) -> str:
     """Fill the slots of `template` (see the notes at the top)."""
+    grammar = grammar or default_grammar()
     used = set() if used is None else used  # (role, value) already said: "strong and strong"
 
     def entity(role: str) -> Entity:
@@ -285,12 +292,11 @@ def _sentence(template: Template, rng: random.Random, grammar: Grammar) -> str:
     return template(rng) if callable(template) else _expand(template, rng, {}, grammar=grammar)
 
 
-def grammar_sentences(n: int, seed: int, grammar: Grammar = GRAMMAR) -> list[str]:
-    """Up to `n` unique sentences from the grammar, in generation order (so a shorter run with
-    the same seed is a prefix of a longer one). Never returns a sentence holding a probe."""
-    # training.data imports this module, so its probe rule is imported when first needed
-    from training.data import contains_probe, normalize
-
+def grammar_sentences(n: int, seed: int, grammar: Grammar | None = None) -> list[str]:
+    """Up to `n` unique sentences from the grammar (default: the shipped one), in generation
+    order (so a shorter run with the same seed is a prefix of a longer one). Never returns a
+    sentence holding a probe."""
+    grammar = grammar or default_grammar()
     rng = random.Random(seed)
     topics = sorted(grammar.topics)
     out: list[str] = []

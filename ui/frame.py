@@ -21,8 +21,8 @@ import streamlit as st
 
 import model
 from model import Model, Trace
-from model.contract import DOES
 from model.examples import EXAMPLES
+from model.kinds import DOES
 from ui import cache, state
 from ui.folder import folder_box
 from ui.registry import BY_KEY, PageSpec
