@@ -166,7 +166,8 @@ def form(got: Any, want: Tensor, name: str) -> str | None:
     if integers and (got.dtype.is_floating_point or got.dtype == torch.bool):
         return f"{name} is {got.dtype}, expected integer token ids (torch.long)"
     if not integers and got.dtype != want.dtype:
-        return f"{name} is {got.dtype}, expected {want.dtype}"
+        convert = " (.float() converts it)" if got.dtype.is_floating_point else ""
+        return f"{name} is {got.dtype}, expected {want.dtype}{convert}"
     return None
 
 
@@ -188,15 +189,21 @@ def values(got: Tensor, want: Tensor, name: str, source: str = "the reference gi
     return f"{name}{_index(idx)} is {g[idx].item():.4f} where {source} {w[idx].item():.4f}"
 
 
+def _kind(t: Tensor) -> str:
+    return "bool" if t.dtype == torch.bool else "float" if t.dtype.is_floating_point else "int"
+
+
 def same(a: Any, b: Any) -> bool:
-    """Equal up to the tolerance (NaN equal to NaN): how a result is matched to a mistake."""
+    """Equal up to the tolerance (NaN equal to NaN), in the same dtype (any integer dtype
+    for ids): how a result is matched to a mistake."""
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if not isinstance(a, Tensor) or not isinstance(b, Tensor) or a.shape != b.shape:
         return False
     if b.dtype.is_floating_point:
-        return bool(torch.allclose(a.double(), b.double(), rtol=RTOL, atol=ATOL, equal_nan=True))
-    return bool(torch.equal(a.to(b.dtype), b))
+        close = torch.allclose(a.double(), b.double(), rtol=RTOL, atol=ATOL, equal_nan=True)
+        return a.dtype == b.dtype and bool(close)
+    return _kind(a) == _kind(b) and bool(torch.equal(a.to(b.dtype), b))
 
 
 Results = list[tuple[Case, Any]]  # each case with what the student's function returned
