@@ -21,9 +21,11 @@ from analysis.tokens import (
     default_token,
     head_pattern,
     head_weights,
+    is_special,
     prediction_probs,
     softmax_rows,
     stage_names,
+    word_of,
     word_positions,
 )
 from analysis.vision import as_grid, attention_rollout, layout_similarity, patches
@@ -40,6 +42,7 @@ __all__ = [
     "default_token",
     "head_pattern",
     "head_weights",
+    "is_special",
     "layout_similarity",
     "neighbour_map",
     "order_table",
@@ -49,6 +52,7 @@ __all__ = [
     "shared_words",
     "softmax_rows",
     "stage_names",
+    "word_of",
     "word_pairs",
     "word_positions",
 ]

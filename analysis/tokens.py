@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from model.tokenizer import SPECIAL_TOKENS
+from model.tokenizer import SPACE_MARK, SPECIAL_TOKENS
 from model.trace import Trace
 
 # Special tokens of pretrained tokenizers: [CLS], [SEP], <s>, </s>, <|endoftext|>, <|im_end|>
@@ -25,11 +25,17 @@ def word_positions(tokens: Sequence[str]) -> list[int]:
     return [i for i, tok in enumerate(tokens) if not is_special(tok)]
 
 
+def word_of(token: str) -> str:
+    """The word a shown token spells, without the mark of a space before it ("␣bank": bank)."""
+    return token.removeprefix(SPACE_MARK)
+
+
 def default_token(tokens: Sequence[str], prefer: Sequence[str] = ("bank",)) -> int:
-    """The token a page starts on: a preferred word ("bank"), else the last word."""
+    """The token a page starts on: a preferred word ("bank", also after a space), else the
+    last word."""
     words = word_positions(tokens)
     for word in prefer:
-        hits = [i for i in words if tokens[i] == word]
+        hits = [i for i in words if word_of(tokens[i]) == word]
         if hits:
             return hits[-1]
     alpha = [i for i in words if any(ch.isalpha() for ch in tokens[i])]

@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ from model.contract import Candidates, Model, Sampling
 from model.lm import UNFILTERED, filter_logits
 from model.registry import check_weights, read_info
 from model.text import Encoded, timed, to_numpy
+from model.tokenizer import Shown, reading_of, show, show_token
 from model.trace import LayerTrace, Trace
 
 MAX_TOKENS = 512  # the most tokens one trace reads, whatever the model's context
@@ -278,6 +279,7 @@ class HFModel(Model):
         self.notes = self._notes(source)
         self._mask_id = tokenizer.mask_token_id if self.can("fill_mask") else None
         self._specials = sorted(set(tokenizer.all_special_ids))
+        self.reading = reading_of(tokenizer, [*tokenizer.all_special_tokens, MASK])
         self._install_hooks()
 
     @classmethod
@@ -354,11 +356,23 @@ class HFModel(Model):
     def causal(self) -> bool:
         return self.kind == "decoder"
 
-    def _display(self, ids: list[int]) -> list[str]:
+    def _raw(self, ids: list[int]) -> list[str]:
+        """The tokenizer's own strings ("<id>" for a row it does not name)."""
         tokens = self.tokenizer.convert_ids_to_tokens([int(i) for i in ids])
+        return [t if t is not None else f"<{i}>" for i, t in zip(ids, tokens, strict=True)]
+
+    def _shown(self, ids: list[int], text: str | None = None, offsets: list | None = None) -> Shown:
+        """The tokens of a sequence as a person reads them (model.tokenizer.show), the mask
+        token as [MASK]."""
+        shown = show(self.reading, self._raw(ids), text, offsets)
+        tokens = [MASK if i == self._mask_id else t for i, t in zip(ids, shown.tokens, strict=True)]
+        return replace(shown, tokens=tokens)
+
+    def _display(self, ids: list[int]) -> list[str]:
+        """Token ids as a person reads them, one by one (the mask token as [MASK])."""
         return [
-            MASK if i == self._mask_id else (t if t is not None else f"<{i}>")
-            for i, t in zip(ids, tokens, strict=True)
+            MASK if i == self._mask_id else show_token(self.reading, t)
+            for i, t in zip(ids, self._raw(ids), strict=True)
         ]
 
     def encode(self, text: str) -> Encoded:
@@ -380,7 +394,8 @@ class HFModel(Model):
             )
         ids = [int(i) for i in enc["input_ids"]]
         offsets = [tuple(int(x) for x in o) for o in enc["offset_mapping"]]
-        return Encoded(ids, self._display(ids), offsets, n_input > len(ids), n_input)
+        shown = self._shown(ids, text, offsets)
+        return Encoded.of(ids, shown, offsets, n_input > len(ids), n_input)
 
     def encoded_ids(self, ids: list[int]) -> Encoded:
         """Token ids as they are, keeping the last max_len."""
@@ -389,7 +404,7 @@ class HFModel(Model):
             raise ValueError("no token ids to trace")
         kept = ids[-self.max_len :]
         n = len(kept)
-        return Encoded(kept, self._display(kept), [(0, 0)] * n, n < len(ids), len(ids))
+        return Encoded.of(kept, self._shown(kept), [(0, 0)] * n, n < len(ids), len(ids))
 
     def tokens_of(self, ids: list[int]) -> list[str]:
         return self._display(ids)
@@ -462,6 +477,8 @@ class HFModel(Model):
             positions=positions,
             device=self.device,
             seconds=seconds,
+            raw_tokens=enc.raw_tokens,
+            fragment_of=enc.fragment_of,
         )
 
     def _heads(self, x: Tensor, n_heads: int) -> Tensor:

@@ -187,8 +187,7 @@ class RecurrentTranslator(Translator):
         (logits, rec), seconds = timed(lambda: self.module(src, tgt), self.device)
         context = to_numpy(rec.context[0])  # [D]
         encoder = self._steps(source, rec.source_embed, rec.encoder_states, None, context, 0.0)
-        n = len(target_ids)
-        target = Encoded(target_ids, self.tokens_of(target_ids), [(0, 0)] * n, False, n)
+        target = self.encoded_ids(target_ids)
         trace = self._steps(target, rec.target_embed, rec.decoder_states, logits, context, seconds)
         trace.encoder = encoder
         return trace
@@ -221,4 +220,6 @@ class RecurrentTranslator(Translator):
             seconds=seconds,
             states=to_numpy(states[0]),  # [T, D]
             context=context,  # [D]
+            raw_tokens=enc.raw_tokens,
+            fragment_of=enc.fragment_of,
         )

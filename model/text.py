@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,7 +23,17 @@ from torch import Tensor, nn
 
 from model.checkpoint import load_checkpoint
 from model.contract import Candidates, Model, Translation
-from model.tokenizer import BOS_ID, EOS_ID, SPECIAL_TOKENS, UNK_ID
+from model.tokenizer import (
+    BOS_ID,
+    EOS_ID,
+    SPECIAL_TOKENS,
+    UNK_ID,
+    Reading,
+    Shown,
+    reading_of,
+    show,
+    show_token,
+)
 from model.trace import LayerTrace, Trace
 from model.transformer import Config, LayerRecord, Record
 
@@ -34,10 +45,20 @@ class Encoded:
     """A text as the model reads it."""
 
     ids: list[int]  # with [BOS] (and [EOS] for an encoder) around the text's tokens
-    tokens: list[str]
+    tokens: list[str]  # as a person reads them (model.tokenizer.show)
     offsets: list[tuple[int, int]]  # character span of each token; (0, 0) for specials
     truncated: bool
     n_input_tokens: int  # the text's tokens before truncation, specials included
+    raw_tokens: list[str] = field(default_factory=list)  # the tokenizer's own strings
+    fragment_of: list[str] = field(default_factory=list)  # the character a byte belongs to
+
+    @classmethod
+    def of(
+        cls, ids: list[int], shown: Shown, offsets: list[tuple[int, int]], truncated: bool,
+        n_input: int,
+    ) -> Encoded:  # fmt: skip
+        """Ids, their tokens as `model.tokenizer.show` gave them, and the rest."""
+        return cls(ids, shown.tokens, offsets, truncated, n_input, shown.raw, shown.fragment_of)
 
 
 def to_numpy(x: Tensor) -> np.ndarray:
@@ -95,7 +116,8 @@ class TextModel(Model):
         ids, offsets = [BOS_ID, *ids], [(0, 0), *offsets]
         if eos:
             ids, offsets = [*ids, EOS_ID], [*offsets, (len(text), len(text))]
-        return Encoded(ids, self.tokens_of(ids), offsets, len(enc.ids) > room, n_input)
+        shown = show(self.reading, self._raw(ids), text, offsets)
+        return Encoded.of(ids, shown, offsets, len(enc.ids) > room, n_input)
 
     def encoded_ids(self, ids: list[int]) -> Encoded:
         """Token ids as they are (a prompt plus generated tokens, a sentence with [MASK]s),
@@ -104,19 +126,27 @@ class TextModel(Model):
         if not ids:
             raise ValueError("no token ids to trace")
         kept = ids[-self.max_len :]
-        return Encoded(
-            kept, self.tokens_of(kept), [(0, 0)] * len(kept), len(kept) < len(ids), len(ids)
-        )
+        shown = show(self.reading, self._raw(kept))
+        return Encoded.of(kept, shown, [(0, 0)] * len(kept), len(kept) < len(ids), len(ids))
+
+    @cached_property
+    def reading(self) -> Reading:
+        """How the tokenizer's strings stand for text (model.tokenizer.reading_of)."""
+        return reading_of(self.tokenizer)
+
+    def _raw(self, ids: list[int]) -> list[str]:
+        return [self.tokenizer.id_to_token(int(i)) or f"<{i}>" for i in ids]
 
     def tokens_of(self, ids: list[int]) -> list[str]:
-        return [self.tokenizer.id_to_token(int(i)) for i in ids]
+        """Token ids as a person reads them, one by one."""
+        return [show_token(self.reading, tok) for tok in self._raw(ids)]
 
     def decode(self, ids: list[int]) -> str:
         """Token ids back to text (special tokens dropped)."""
         return self.tokenizer.decode(list(ids), skip_special_tokens=True)
 
     def vocabulary(self) -> list[str]:
-        return [self.tokenizer.id_to_token(i) for i in range(self.tokenizer.get_vocab_size())]
+        return self.tokens_of(list(range(self.tokenizer.get_vocab_size())))
 
     def special_ids(self) -> dict[str, int]:
         return {t: self.tokenizer.token_to_id(t) for t in SPECIAL_TOKENS}
@@ -190,6 +220,8 @@ class TextTransformer(TextModel):
             positions=positions,
             device=self.device,
             seconds=seconds,
+            raw_tokens=enc.raw_tokens,
+            fragment_of=enc.fragment_of,
             cross_layers=[layer_trace(layer, cross=True) for layer in record.layers]
             if record.layers and record.layers[0].cross_attn is not None
             else [],
@@ -200,11 +232,8 @@ class TextTransformer(TextModel):
     def ranked(self, probs: Tensor, k: int) -> Candidates:
         """The k most probable tokens (those with a probability above 0), most likely first."""
         top = torch.topk(probs, min(k, probs.numel()))
-        return [
-            (self.tokenizer.id_to_token(int(i)), float(p))
-            for p, i in zip(top.values, top.indices, strict=True)
-            if p > 0
-        ]
+        names = self.tokens_of(top.indices.tolist())
+        return [(t, float(p)) for t, p in zip(names, top.values, strict=True) if p > 0]
 
     def without_specials(self, logits: Tensor, keep: tuple[int, ...] = ()) -> Tensor:
         """Logits with the special tokens (except `keep`) set to -inf: never predicted."""
@@ -228,10 +257,8 @@ class TextTransformer(TextModel):
         cos = self.without_specials(unit @ unit[token_id])
         cos[token_id] = float("-inf")
         top = torch.topk(cos, k)
-        return [
-            (self.tokenizer.id_to_token(int(i)), float(c))
-            for c, i in zip(top.values, top.indices, strict=True)
-        ]
+        names = self.tokens_of(top.indices.tolist())
+        return [(t, float(c)) for t, c in zip(names, top.values, strict=True)]
 
     def attention_weights(self, layer: int) -> dict[str, np.ndarray]:
         """W_Q, W_K, W_V as [H, D, Dh] (and biases [H, Dh]); W_O as [D, D]: x @ W + b."""

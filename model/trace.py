@@ -54,7 +54,7 @@ class Trace:
     decoder's, on its `.encoder` the encoder's) and `context` the one vector the decoder
     starts from: the encoder's final hidden state."""
 
-    tokens: list[str]  # what a person should see: "[BOS]", "cat", "##s", "[MASK]"
+    tokens: list[str]  # what a person reads: "[BOS]", "cat", "##s", "␣Paris", "<0xEB>", "[MASK]"
     ids: np.ndarray  # [T] token ids
     offsets: list[tuple[int, int]]  # [T] character span of each token in the text
     embeddings: np.ndarray  # [T, D] token embeddings, before positions are added
@@ -72,6 +72,15 @@ class Trace:
     states: np.ndarray | None = None  # [T, D] a recurrent model's hidden state after each step
     context: np.ndarray | None = None  # [D] the context vector (the encoder's final hidden state)
     image: np.ndarray | None = None  # the input image, as the model read it ([8, 8], 0-16 scale)
+    raw_tokens: list[str] = field(default_factory=list)  # [T] the tokenizer's own: "ĠParis"
+    fragment_of: list[str] = field(default_factory=list)  # [T] the character a token holds
+    # only part of ("나" for "<0xEB>"), else ""; both default to the plain case
+
+    def __post_init__(self) -> None:
+        if not self.raw_tokens:
+            self.raw_tokens = list(self.tokens)
+        if not self.fragment_of:
+            self.fragment_of = [""] * len(self.tokens)
 
     @property
     def n_layers(self) -> int:
@@ -93,6 +102,7 @@ class Trace:
 # --- Saved traces (numpy .npz, no pickle) ---------------------------------------------------
 
 _ARRAYS = ("ids", "embeddings", "positional", "logits", "states", "context", "image")
+_TOKENS = ("tokens", "raw_tokens", "fragment_of")  # strings, one per token
 _FLAGS = ("causal", "truncated", "n_input_tokens", "positions", "device", "seconds")
 
 
@@ -109,7 +119,8 @@ def save_npz(
         raise ValueError("save_npz: traces with an encoder or cross-attention are not supported")
     out: dict[str, np.ndarray] = {f"meta_{k}": np.asarray(v) for k, v in meta.items()}
     out.update({f"{EXTRA}{k}": np.asarray(v) for k, v in (extras or {}).items()})
-    out["tokens"] = np.asarray(trace.tokens, dtype=str)
+    for name in _TOKENS:
+        out[name] = np.asarray(getattr(trace, name), dtype=str)
     out["offsets"] = np.asarray(trace.offsets, dtype=np.int64).reshape(-1, 2)
     for name in _ARRAYS:
         if getattr(trace, name) is not None:
@@ -134,7 +145,7 @@ def load_npz(path: str | Path) -> tuple[Trace, dict[str, str]]:
     ]
     flags = {name: data[name].item() for name in _FLAGS}
     trace = Trace(
-        tokens=[str(t) for t in data["tokens"]],
+        **{name: [str(t) for t in data[name]] for name in _TOKENS if name in data},
         offsets=[(int(a), int(b)) for a, b in data["offsets"]],
         layers=layers,
         **{name: data.get(name) for name in _ARRAYS},

@@ -9,7 +9,14 @@ from ui.figures import chart
 from ui.frame import View, frame
 from ui.layers import layer_grid
 from ui.query import follow_query_box
-from ui.show import download_csv, download_json, layer_head, token_labels, window_picker
+from ui.show import (
+    download_csv,
+    download_json,
+    layer_head,
+    raw_column,
+    token_labels,
+    window_picker,
+)
 from ui.steps import STEPS, draw_step
 
 
@@ -46,7 +53,7 @@ def head_view(view: View, other) -> None:
     labels = token_labels(t.tokens)
     download_csv(
         f"Layer {layer + 1}, head {head + 1} weights (CSV)", weights[head], labels, labels,
-        "att_dl_head", f"attention_L{layer + 1}_H{head + 1}.csv",
+        "att_dl_head", f"attention_L{layer + 1}_H{head + 1}.csv", raw_column(t),
     )  # fmt: skip
 
     follow_query_box(view, layer, head, "Follow one query: which head links it to a word?")
@@ -76,6 +83,7 @@ def draw(view: View) -> None:
 
     st.subheader("Numbers")
     record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
+    record["raw_tokens"] = t.raw_tokens
     record["attention[layer][head][query][key]"] = t.attention_stack()
     download_json("All attention weights (JSON)", record, "att_dl_all", "attention.json")
 

@@ -11,6 +11,7 @@ from ui.show import (
     download_csv,
     keep_state,
     lazy_sections,
+    raw_column,
     token_labels,
     window_picker,
 )
@@ -41,7 +42,7 @@ def causal_mask(view: View) -> None:
     )
     labels = token_labels(t.tokens)
     download_csv("Layer 1 attention, average of the heads (CSV)", weights, labels, labels,
-                 "causal_dl_attention", "causal_attention_L1.csv")  # fmt: skip
+                 "causal_dl_attention", "causal_attention_L1.csv", raw_column(t))  # fmt: skip
 
 
 # The next token

@@ -133,7 +133,7 @@ def draw(view: View) -> None:
         for p, c in zip(masked, ranked, strict=True)
     ]  # fmt: skip
     record = {"sentence": view.sentence, "model": name, "tokens": mt.tokens, "masked": masked}
-    record["predictions"] = predictions
+    record |= {"raw_tokens": mt.raw_tokens, "predictions": predictions}
     download_json("Masked predictions (JSON)", record, "mask_dl_json", "masked_predictions.json")
 
 

@@ -8,7 +8,14 @@ from ui import compare
 from ui.figures import chart
 from ui.frame import View, frame
 from ui.order import ORDER_PAIR, order_matters
-from ui.show import download_csv, keep_state, lazy_sections, token_labels, window_picker
+from ui.show import (
+    download_csv,
+    keep_state,
+    lazy_sections,
+    raw_column,
+    token_labels,
+    window_picker,
+)
 
 
 def binary(view: View, window: tuple[int, int] | None) -> None:
@@ -119,13 +126,15 @@ def draw(view: View) -> None:
     c1, c2 = st.columns(2)
     with c1:
         name = "positional_encoding.csv"
-        download_csv("Positional encoding (CSV)", t.positional, labels, None, "pos_dl_pe", name)
+        download_csv("Positional encoding (CSV)", t.positional, labels, None, "pos_dl_pe", name,
+                     raw_column(t))  # fmt: skip
     with c2:
         inputs = t.embeddings + t.positional
         name = "input.csv"
         download_csv(
-            "Input = embedding + position (CSV)", inputs, labels, None, "pos_dl_input", name
-        )
+            "Input = embedding + position (CSV)", inputs, labels, None, "pos_dl_input", name,
+            raw_column(t),
+        )  # fmt: skip
 
 
 frame(

@@ -13,7 +13,9 @@ from ui.show import (
     download_json,
     keep_state,
     lazy_sections,
+    raw_column,
     token_labels,
+    tokens_caption,
     window_picker,
 )
 
@@ -108,18 +110,22 @@ def draw(view: View) -> None:
         f"{len(t.ids)} tokens",
         filename="tokens",
     )
-    st.caption("Hover a chip for its position and id. [BOS] and [EOS] mark the start and the end.")
+    st.caption(tokens_caption(t))
 
     sections(view, labels, dims, cos)
 
     st.subheader("Numbers")
     c1, c2, c3 = st.columns(3)
+    raw = raw_column(t)
     with c1:
-        download_csv("Embeddings (CSV)", t.embeddings, labels, dims, "tok_dl_emb", "embeddings.csv")
+        download_csv("Embeddings (CSV)", t.embeddings, labels, dims, "tok_dl_emb",
+                     "embeddings.csv", raw)  # fmt: skip
     with c2:
-        download_csv("Cosine similarity (CSV)", cos, labels, labels, "tok_dl_cos", "cosine.csv")
+        download_csv("Cosine similarity (CSV)", cos, labels, labels, "tok_dl_cos", "cosine.csv",
+                     raw)  # fmt: skip
     with c3:
         record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
+        record |= {"raw_tokens": t.raw_tokens, "fragment_of": t.fragment_of}
         record |= {"ids": t.ids, "offsets": t.offsets}
         download_json("Tokens and ids (JSON)", record, "tok_dl_json", "tokens.json")
 
@@ -128,7 +134,7 @@ frame(
     "tokens",
     draw,
     "The model never sees letters: the tokenizer cuts the sentence into **tokens** (a word "
-    "or a piece of one, `##` marks a continuation), and each token id picks one row of the "
+    "or a piece of one, shown as the text it stands for), and each token id picks one row of the "
     "**embedding** table, a vector of numbers, learned in training. Words used in similar "
     "sentences drift to similar vectors (tab *Nearest neighbours*: a token's nearest "
     "neighbours in the table); attention then mixes them, so a token's vector comes to "

@@ -35,6 +35,7 @@ def test_the_shipped_trace_equals_a_fresh_one() -> None:
     assert ui.cache.shipped_trace(DEFAULT_SENTENCE, name) is not None, REGENERATE  # sha256
     fresh = model.load(name, "cpu").trace(DEFAULT_SENTENCE)
     assert shipped.tokens == fresh.tokens and shipped.offsets == fresh.offsets, REGENERATE
+    assert (shipped.raw_tokens, shipped.fragment_of) == (fresh.raw_tokens, fresh.fragment_of)
     for field in ("ids", "embeddings", "positional", "logits"):
         assert _same(getattr(shipped, field), getattr(fresh, field)), (field, REGENERATE)
     assert len(shipped.layers) == len(fresh.layers)

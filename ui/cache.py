@@ -23,6 +23,7 @@ import model
 from model import Model, ModelInfo, Sampling, Trace, Translation
 from model.trace import load_extras, load_npz
 from ui.registry import PageSpec
+from ui.show import labelled
 
 
 def catalogue() -> dict[str, ModelInfo]:
@@ -82,7 +83,7 @@ def shipped_trace(sentence: str, name: str) -> tuple[Trace, tuple[str, ...]] | N
     if found is None or (found[1]["sentence"], found[1]["model"]) != (sentence, name):
         return None
     notes = tuple(n for n in found[1].get("notes", "").split("\n") if n)
-    return found[0], notes
+    return labelled(found[0]), notes
 
 
 def shipped_neighbours(name: str, token_id: int, k: int) -> tuple[list, np.ndarray] | None:
@@ -147,14 +148,15 @@ def load_model(name: str, device: str) -> Model:
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def get_trace(text: str, name: str, device: str, positions: bool = True) -> Trace:
-    """The trace of `text` through model `name` on `device` (numpy arrays)."""
-    return load_model(name, device).trace(text, positions=positions)
+    """The trace of `text` through model `name` on `device` (numpy arrays; its tokens
+    labelled for the hovers: ui.show.labelled)."""
+    return labelled(load_model(name, device).trace(text, positions=positions))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def get_trace_ids(ids: tuple[int, ...], name: str, device: str) -> Trace:
-    """The trace of token ids as they are (masked tokens, generated tokens)."""
-    return load_model(name, device).trace_ids(list(ids))
+    """The trace of token ids as they are (masked tokens, generated tokens), labelled."""
+    return labelled(load_model(name, device).trace_ids(list(ids)))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)

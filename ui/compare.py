@@ -175,8 +175,8 @@ def attention_side_by_side(view: View, b: Trace, layer: int, head: int, window=N
                   title=f"{name}: '{word}' attends to…", filename=f"row_{name}")  # fmt: skip
     st.caption(
         f"In this head '{md_escape(word)}' looks most at {found[0]} in A and at {found[1]} "
-        "in B (itself and [BOS]/[EOS] left out). Follow one query below to find the heads "
-        "where a word stands out."
+        "in B (itself and the special tokens left out). Follow one query below to find the "
+        "heads where a word stands out."
     )
 
 

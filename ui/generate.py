@@ -122,7 +122,8 @@ def generation(view: View) -> None:
         title="prompt + generated (orange)", highlight=new, filename="generated_tokens",
     )  # fmt: skip
     if ended(gen, eos):
-        st.caption("The model wrote [EOS]: it considers the text finished.")
+        wrote = cache.vocabulary(name, device)[eos]
+        st.caption(f"The model wrote `{wrote}`, its end token: it considers the text finished.")
 
     layer, head, label = layer_head("gen", gt.n_layers, gt.n_heads)
     row = analysis.head_weights(gt, layer, head)[-1]
@@ -132,14 +133,16 @@ def generation(view: View) -> None:
         query_index=last, title=f"the new token “{gt.tokens[-1]}” attends to… ({label})",
         filename="new_token_attention",
     )  # fmt: skip
-    st.dataframe(
-        [
-            {"step": i + 1, "token": s["token"], "probability": round(s["probability"], 4)}
-            for i, s in enumerate(gen["steps"])
-        ],
-        hide_index=True,
-        height=220,
-    )
+    rows = [
+        {"step": i + 1, "token": s["token"], "probability": round(s["probability"], 4)}
+        for i, s in enumerate(gen["steps"])
+    ]
+    parts = gt.fragment_of[len(gt.tokens) - len(new) :]  # a byte's character, per new token
+    if any(parts):
+        for row, part in zip(rows[-len(parts) :], parts, strict=True):
+            row["part of"] = part
+    st.dataframe(rows, hide_index=True, height=220)
     record = {"prompt": view.sentence, "model": name, "seed": int(seed)}
     record |= {"steps": gen["steps"], "text": text}
+    record |= {"tokens": gt.tokens, "raw_tokens": gt.raw_tokens}
     download_json("Generation (JSON)", record, "gen_dl_json", "generation.json")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -9,7 +10,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import streamlit as st
 
+import analysis
 import viz
+from model import Trace
+from model.tokenizer import SPACE_MARK
 
 ZOOM_FROM = 40  # offer a position window for matrices longer than this
 RADIO_MAX = 13  # layer/head pickers with more choices than this are a slider or a menu
@@ -54,6 +58,61 @@ def keep_state(*keys: str, **defaults: object) -> None:
         ss[key] = ss.get(key, default)
 
 
+_BYTE = re.compile(r"<0x[0-9A-F]{2}>")  # a byte, as model.tokenizer shows one
+
+
+def token_note(shown: str, raw: str, fragment: str) -> str:
+    """What a token's hover adds to it: the character a byte belongs to, and the
+    tokenizer's own string where it differs ("part of 나 · tokenizer: ë")."""
+    parts = [f"part of {fragment}"] if fragment else []
+    return " · ".join([*parts, *([f"tokenizer: {raw}"] if raw != shown else [])])
+
+
+def labelled(t: Trace) -> Trace:
+    """The trace with each token that has more to say as a `viz.TokenLabel`, whose note
+    every hover shows (`token_note`); tokens with nothing to add stay plain strings."""
+    encoder = labelled(t.encoder) if t.encoder is not None else None
+    notes = [token_note(*n) for n in zip(t.tokens, t.raw_tokens, t.fragment_of, strict=True)]
+    if not any(notes):
+        return t if encoder is t.encoder else dataclasses.replace(t, encoder=encoder)
+    tokens = [
+        viz.TokenLabel(tok, note) if note else tok
+        for tok, note in zip(t.tokens, notes, strict=True)
+    ]
+    return dataclasses.replace(t, tokens=tokens, encoder=encoder)
+
+
+def raw_column(t: Trace) -> list[str] | None:
+    """The tokenizer's own strings, for a download's "raw token" column; None where they
+    are the tokens as shown (the shipped models)."""
+    return None if list(map(str, t.tokens)) == t.raw_tokens else t.raw_tokens
+
+
+def tokens_caption(t: Trace) -> str:
+    """What the token chips need said: the hover, the model's own start and end tokens, and
+    the marks its tokens carry (a continuation, a space, a byte), each only where shown."""
+    tokens = [str(tok) for tok in t.tokens]
+    raw = ", and the tokenizer's own string" if tokens != t.raw_tokens else ""
+    said = [f"Hover a chip for its position and id{raw}."]
+    start = analysis.is_special(tokens[0])
+    end = len(tokens) > 1 and analysis.is_special(tokens[-1])
+    if start and end:
+        said.append(f"`{tokens[0]}` and `{tokens[-1]}` mark the start and the end.")
+    elif start or end:
+        said.append(f"`{tokens[0 if start else -1]}` marks the {'start' if start else 'end'}.")
+    if any(tok.startswith("##") for tok in tokens):
+        said.append("`##` marks a piece that continues the word before it.")
+    if any(SPACE_MARK in tok for tok in tokens):
+        said.append(f"`{SPACE_MARK}` marks a space: `{SPACE_MARK}word` is a word after a "
+                    "space, a token without it joins the one before.")  # fmt: skip
+    if any(_BYTE.search(tok) for tok in tokens):
+        said.append("`<0xNN>` is one byte, as a number: of a character the tokenizer cut "
+                    "into pieces, or of an invisible one.")  # fmt: skip
+    if any(t.fragment_of):
+        said.append("Hover a piece of a character for the whole character.")
+    return " ".join(said)
+
+
 def token_labels(tokens: Sequence[str]) -> list[str]:
     """ "3 · bank": position and token, so repeated tokens stay apart in menus."""
     return [f"{i} · {tok}" for i, tok in enumerate(tokens)]
@@ -74,12 +133,14 @@ def download_csv(
     col_labels: Sequence[str] | None,
     key: str,
     filename: str,
+    raw: Sequence[str] | None = None,
 ) -> None:
-    """A CSV download of a labelled matrix, written only when the button is clicked."""
+    """A CSV download of a labelled matrix, written only when the button is clicked; `raw`
+    (`raw_column`): a column of each row's token as the tokenizer writes it."""
     rows, cols = list(row_labels), None if col_labels is None else list(col_labels)
     st.download_button(
         label,
-        lambda: viz.matrix_to_csv(values, rows, cols),
+        lambda: viz.matrix_to_csv(values, rows, cols, raw),
         file_name=filename,
         mime="text/csv",
         key=key,

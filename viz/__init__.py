@@ -5,6 +5,7 @@ No Streamlit, no torch, no model: pages pass in the numbers of a Trace (and of
 as tick labels, so repeated tokens keep their own rows and columns.
 """
 
+from viz._common import TokenLabel
 from viz.attention import (
     attention_grid,
     attention_heatmap,
@@ -33,6 +34,7 @@ from viz.vision import (
 from viz.zoom import zoom
 
 __all__ = [
+    "TokenLabel",
     "accuracy_by_length",
     "attention_over_image",
     "image_with_patches",

@@ -53,6 +53,30 @@ def escape_all(labels: Sequence[object]) -> list[str]:
     return [escape(label) for label in labels]
 
 
+class TokenLabel(str):
+    """A token label with a note that hovers add (the tokenizer's own string, the character
+    a byte belongs to: ui.show.labelled); tick labels and text show the plain string."""
+
+    note: str
+
+    def __new__(cls, text: str, note: str = "") -> TokenLabel:
+        label = super().__new__(cls, text)
+        label.note = note
+        return label
+
+
+def hover_label(label: object) -> str:
+    """A label escaped for a hover, with its note where it has one ("␣Paris (tokenizer:
+    ĠParis)")."""
+    note = getattr(label, "note", "")
+    return escape(label) + (f" ({escape(note)})" if note else "")
+
+
+def hover_all(labels: Sequence[object]) -> list[str]:
+    """`hover_label` of every label of a sequence."""
+    return [hover_label(label) for label in labels]
+
+
 def tick_font_size(n: int) -> int:
     """A tick font that shrinks as the number of ticks on an axis grows."""
     if n <= 16:
@@ -276,8 +300,8 @@ def cell_customdata(
     """Per-cell hover data [row label, column label, value text] for a heatmap, shape [R, C, 3]."""
     rows, cols = values_text.shape
     data = np.empty((rows, cols, 3), dtype=object)
-    data[:, :, 0] = np.asarray(escape_all(row_labels), dtype=object)[:, None]
-    data[:, :, 1] = np.asarray(escape_all(col_labels), dtype=object)[None, :]
+    data[:, :, 0] = np.asarray(hover_all(row_labels), dtype=object)[:, None]
+    data[:, :, 1] = np.asarray(hover_all(col_labels), dtype=object)[None, :]
     data[:, :, 2] = values_text
     return data
 

@@ -21,10 +21,11 @@ from viz._common import (
     cell_customdata,
     cell_text_font,
     check_length,
-    escape,
     escape_all,
     figure_height,
     heatmap_trace,
+    hover_all,
+    hover_label,
     plot_width,
     tick_font_size,
     token_axis,
@@ -196,7 +197,7 @@ def attention_row(
     or the masked position's attention. `query_index` marks the query's own position."""
     row = as_array(weights, 1, "weights")
     check_length(tokens, row.shape[0], "tokens")
-    query = escape(query_token if query_index is None else f"{query_token} ({query_index})")
+    query = hover_label(query_token) + ("" if query_index is None else f" ({query_index})")
     colours = [
         QUERY_COLOUR if query_index is not None and i == query_index else BAR_COLOUR
         for i in range(row.shape[0])
@@ -207,7 +208,7 @@ def attention_row(
             x=list(range(row.shape[0])),
             y=row,
             marker={"color": colours},
-            customdata=[[query, key] for key in escape_all(tokens)],
+            customdata=[[query, key] for key in hover_all(tokens)],
             hovertemplate="%{customdata[0]} → %{customdata[1]} (%{x}): %{y:.3f}<extra></extra>",
             text=[f"{w:.0%}" for w in row] if show_text else None,
             textposition="outside",

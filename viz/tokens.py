@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
-from viz._common import MAX_HEIGHT, apply_layout, check_length, escape, escape_all
+from viz._common import MAX_HEIGHT, apply_layout, check_length, escape_all, hover_label
 
 ROW_UNITS = 70.0  # width of one row of chips, in character widths (~10 px each)
 CHIP_GAP = 0.8  # horizontal space between chips
@@ -57,7 +57,8 @@ def token_strip(
 ) -> go.Figure:
     """The sentence as a row of token chips, each showing the token and its id underneath.
 
-    Long sentences wrap into several rows. Hover shows position, token and id. Positions in
+    Long sentences wrap into several rows. Hover shows position, token (with a `TokenLabel`'s
+    note: the tokenizer's own string, the character a byte belongs to) and id. Positions in
     `highlight` (e.g. the masked tokens) get an orange chip.
     """
     id_list = [int(i) for i in np.asarray(ids).reshape(-1)]
@@ -83,7 +84,7 @@ def token_strip(
         centres_y.append(y0 + 0.5)
 
     customdata = [
-        [position, escape(token), token_id]
+        [position, hover_label(token), token_id]
         for position, (token, token_id) in enumerate(zip(tokens, id_list, strict=True))
     ]
     fig = go.Figure()
