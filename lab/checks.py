@@ -79,6 +79,7 @@ class Case:
     args: tuple
     want: Any  # a tensor, or (out, weights) for attention
     draw: Callable[[Any], go.Figure] | None = None  # the picture of the student's result
+    draw_passed: bool = True  # False: a picture only of a wrong result (a difference)
 
 
 class Fail(Exception):
@@ -286,7 +287,7 @@ def attention_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
         def draw(got, lay=lay, head=head, tokens=t.tokens, name=name, i=i) -> go.Figure:
             return figures.attention_pair(
                 got[1][head].numpy(), lay.attention[head], tokens,
-                f"the {name}'s layer {i}, head {head}: your attention beside the model's",
+                f"the {name}'s layer {i}, head {head} (from 0): your attention and the model's",
             )  # fmt: skip
 
         cases.append(Case(
@@ -399,7 +400,7 @@ def _model_cases(rng: random.Random, g: torch.Generator, what: str) -> list[Case
         cases.append(Case(
             f"the {name}'s layer {i} ({'causal mask' if causal else 'no mask'}), "
             f"'{_short(text)}'",
-            (_t(lay.resid_pre), params(name, layer=i), mask), want, draw,
+            (_t(lay.resid_pre), params(name, layer=i), mask), want, draw, draw_passed=False,
         ))  # fmt: skip
     return cases
 
@@ -496,10 +497,11 @@ def check(exercise: str, fn: Any, seed: int | None = None) -> Report:
                 failure = failure or fail
     except NotWritten as not_written:
         return Report(exercise, NOT_WRITTEN, str(not_written), seed=seed)
-    for case, got in results:
-        if figure is None and case.draw is not None and _drawable(got, case):
-            figure = _try(case.draw, got)
     failure = failure or _first_wrong(exercise, results, fact_of)
+    for case, got in results:
+        wanted = case.draw is not None and (failure is not None or case.draw_passed)
+        if figure is None and wanted and _drawable(got, case):
+            figure = _try(case.draw, got)
     if failure is not None:
         name = failure.mistake.name if failure.mistake else None
         return Report(exercise, FAILED, failure.message, figure, name, seed)

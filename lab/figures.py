@@ -15,10 +15,12 @@ from viz._common import apply_layout, panel_axes, panel_row
 GAP = 0.12  # between the two panels, a fraction of the width
 
 
-def side_by_side(left: go.Figure, right: go.Figure, title: str) -> go.Figure:
+def side_by_side(
+    left: go.Figure, right: go.Figure, title: str, names: tuple[str, str] = ("yours", "")
+) -> go.Figure:
     """Two one-panel figures of the same rows as one figure: `left` (the student's) and
-    `right` (the model's), titled by their own titles; one colour bar, the right one's."""
-    layout = panel_row([1, 1], GAP, [left.layout.title.text or "", right.layout.title.text or ""])
+    `right` (the model's), each named above it; one colour bar, the right one's."""
+    layout = panel_row([1, 1], GAP, names)
     fig = go.Figure()
     for i, part in enumerate((left, right)):
         x, y = panel_axes(i)
@@ -41,9 +43,10 @@ def attention_pair(
 ) -> go.Figure:
     """One head's attention [T, S]: the student's beside the model's, same sentence."""
     return side_by_side(
-        viz.attention_heatmap(yours, tokens, "yours", text_auto=False),
-        viz.attention_heatmap(model, tokens, "the shipped model's", text_auto=False),
+        viz.attention_heatmap(yours, tokens, text_auto=False),
+        viz.attention_heatmap(model, tokens, text_auto=False),
         title,
+        ("yours", "the shipped model's"),
     )
 
 
@@ -52,18 +55,20 @@ def mask_pair(yours: np.ndarray, right: np.ndarray) -> go.Figure:
     right one."""
     labels = [str(i) for i in range(right.shape[0])]
     return side_by_side(
-        viz.causal_mask_figure(additive_mask(yours), labels, "yours"),
-        viz.causal_mask_figure(additive_mask(right), labels, "the right one"),
+        viz.causal_mask_figure(additive_mask(yours), labels),
+        viz.causal_mask_figure(additive_mask(right), labels),
         "causal mask: dark cells are masked (-∞)",
+        ("yours", "the right one"),
     )
 
 
 def encoding_pair(yours: np.ndarray, right: np.ndarray) -> go.Figure:
     """A positional encoding [T, D]: the student's beside the shipped models'."""
     return side_by_side(
-        viz.sinusoidal_heatmap(yours, title="yours"),
-        viz.sinusoidal_heatmap(right, title="the shipped models'"),
+        viz.sinusoidal_heatmap(yours),
+        viz.sinusoidal_heatmap(right),
         f"sinusoidal encoding, {right.shape[0]} positions x {right.shape[1]} dimensions",
+        ("yours", "the shipped models'"),
     )
 
 
