@@ -1,21 +1,16 @@
 """Transformer Glassbox: `streamlit run app.py`.
 
-The entry point only configures the page and navigates (the pages and their sections come
-from ui/registry.py); every page draws the shared frame itself (ui.frame.frame), so a page
-also runs alone (as AppTest runs it).
+The entry point only configures the page and navigates: the explorer pages come from
+ui/registry.py (a file each in pages/), Lecture mode's from its syllabus (ui/lecture/).
+Every page draws the shared frame itself, so a page also runs alone (as AppTest runs it).
 """
-
-import sys
 
 import streamlit as st
 
-from ui.preload import preload_plotly
+from ui.workarounds import dismiss_page_not_found, hand_over_often, in_legacy_mode
+from ui.workarounds.preload import preload_plotly
 
-# The server's event-loop thread sends a chart only once it holds the interpreter lock, and
-# CPython hands the lock between threads every 5 ms by default: while a script thread built
-# the page's next charts, the first one waited and left with them. Every 1 ms, it leaves as
-# soon as it is built (README, Benchmarks: the tokens page's first chart 114 -> 94 ms).
-sys.setswitchinterval(0.001)
+hand_over_often()
 
 st.set_page_config(
     page_title="Transformer Glassbox",
@@ -28,7 +23,8 @@ preload_plotly()  # first: the browser loads Plotly while the page is computed (
 # (the model registry, the caches: ~90 ms alone, more while the server is also sending the
 # page's JavaScript) no longer delay the browser's download of Plotly.
 from ui.cache import warm_up  # noqa: E402
-from ui.registry import LECTURE, PAGES  # noqa: E402
+from ui.lecture import frame as lecture  # noqa: E402
+from ui.registry import PAGES  # noqa: E402
 from ui.state import init_state  # noqa: E402
 
 
@@ -42,16 +38,20 @@ def _home() -> None:
     st.switch_page(pages[wanted] if wanted in pages else pages[PAGES[0].key])
 
 
-pages = {
-    spec.key: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key)
-    for spec in [*PAGES, *LECTURE]
-}
+pages = {spec.key: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key)
+         for spec in PAGES}  # fmt: skip
+steps = lecture.pages()  # the overview and every step, served from the syllabus
+pages |= {page.url_path: page for page in steps}
 home = st.Page(_home, title=PAGES[0].title, url_path="home", default=True, visibility="hidden")
 sections: dict[str, list[st.Page]] = {}
-for spec in [*PAGES, *LECTURE]:
+for spec in PAGES:
     sections.setdefault(spec.section, []).append(pages[spec.key])
 sections[PAGES[0].section].insert(0, home)
+sections[lecture.SECTION] = steps + lecture.old_links()  # hidden: /lecture_5 opens its step
+legacy = in_legacy_mode()  # a fresh server's first visit: see ui/workarounds
 current = st.navigation(sections)
+if legacy:
+    dismiss_page_not_found()
 init_state()  # before a switch: the URL's sentence and model are read once per session
 current.run()
 # Once per process, after the first page ran to its end (not after the root's switch to it):

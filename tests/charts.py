@@ -1,11 +1,12 @@
-"""The charts an AppTest run drew, read back from ui.plot's elements (not a test module)."""
+"""The charts an AppTest run drew, read back from ui.workarounds.chart's elements (not a
+test module)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 
-from ui.plot import unpack
+from ui.workarounds.chart import unpack
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,8 @@ class Chart:
 
 
 def charts(at) -> list[Chart]:
-    """Every chart element with a figure, in page order (ui.plot.payload, read back with
-    ui.plot.unpack). The preload element carries no figure."""
+    """Every chart element with a figure, in page order (ui.workarounds.chart.payload, read
+    back with ui.workarounds.chart.unpack). The preload element carries no figure."""
     found = []
     for el in at.get("bidi_component"):
         if el.proto.component_name != "glassbox_chart" or not el.proto.bytes:

@@ -22,18 +22,40 @@ from model.tokenizer import load_tokenizer
 from tests.charts import charts as drawn_charts
 from tests.charts import figures, specs
 from tests.conftest import save_tiny
+from ui.lecture.frame import OVERVIEW
+from ui.lecture.syllabus import STEPS
+from ui.registry import BY_KEY
 from ui.registry import PAGES as PAGE_SPECS
 from ui.show import section_key
 from ui.state import MAX_UPLOAD_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["tokens", "positional", "attention", "masked", "causal"]
+# Every page of the app: the explorer pages, Lecture mode's overview and each of its steps.
+EVERY_PAGE = [*BY_KEY, OVERVIEW, *(step.key for step in STEPS)]
 TIMEOUT = 180  # the first run of a test session loads the models
+
+
+def _lecture_page(key: str) -> None:
+    """A Lecture-mode page, as app.py's navigation serves it (AppTest runs this alone)."""
+    from ui.lecture.frame import OVERVIEW, lecture_overview, lecture_step
+
+    if key == OVERVIEW:
+        lecture_overview()
+    else:
+        lecture_step(key.removeprefix("lecture-"))
+
+
+def app_test(name: str) -> AppTest:
+    """Any page of the app, not run yet: an explorer page's file, or a lecture page."""
+    if name in BY_KEY:
+        return AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    return AppTest.from_function(_lecture_page, args=(name,), default_timeout=TIMEOUT)
 
 
 def page(name: str, sentence: str | None = None, **state: object) -> AppTest:
     """A page, run once, with the shared sentence (and other session state) set first."""
-    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    at = app_test(name)
     if sentence is not None:
         at.session_state["sentence"] = sentence
     for key, value in state.items():

@@ -23,8 +23,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import TESTING_KEY
 
 from tests.charts import charts as drawn_charts
-from tests.test_app import ROOT, TIMEOUT
-from ui.registry import BY_KEY
+from tests.test_app import EVERY_PAGE, app_test
 from ui.show import section_key
 
 # Text that a visitor may type, paste or upload. Those in REFUSED must draw a message.
@@ -53,8 +52,7 @@ class View:
     steps: list[Callable[[AppTest], None]] = field(default_factory=list)
 
     def open(self, key: str) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "pages" / f"{key}.py"), default_timeout=TIMEOUT)
-        at.run()
+        at = app_test(key).run()
         for step in self.steps:
             step(at)
             at.run()
@@ -179,14 +177,7 @@ def problems(at: AppTest, title: str, before: set[str], label: str) -> list[str]
     return found
 
 
-def page_title(key: str, at: AppTest) -> str:
-    """The page's title as drawn (lecture steps number theirs)."""
-    spec = BY_KEY[key]
-    return next((t.value for t in at.title if spec.title.split(". ")[-1] in t.value),
-                spec.title)
-
-
-@pytest.mark.parametrize("key", list(BY_KEY))
+@pytest.mark.parametrize("key", EVERY_PAGE)
 def test_every_box_answers_hostile_input(key: str) -> None:
     failures: list[str] = []
     for view in views(key):
@@ -194,7 +185,7 @@ def test_every_box_answers_hostile_input(key: str) -> None:
         if base.exception:
             failures.append(f"{view.name}: {[e.message for e in base.exception]}")
             continue
-        title = page_title(key, base)
+        title = base.title[0].value
         before = messages(base)
         for kind, box in list(boxes(base)):
             at = view.open(key)
@@ -215,6 +206,6 @@ def test_the_views_and_boxes_are_found() -> None:
     tokens = {v.name for v in views("tokens")}
     assert {"first view", "tab Nearest neighbours", "toggle w_compare_on"} <= tokens
     assert ("text_area", "w_sentence") in set(boxes(View("first view").open("tokens")))
-    assert "revealed" in {v.name for v in views("lecture_5")}
+    assert "revealed" in {v.name for v in views("lecture-positional-encoding")}
     compare = next(v for v in views("attention") if v.name == "toggle w_compare_on")
     assert ("text_input", "w_compare_text") in set(boxes(compare.open("attention")))

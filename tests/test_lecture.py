@@ -12,24 +12,24 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.heads import head_roles
 from analysis.lecture import soft_lookup, sublayer_change
-from tests.test_app import ROOT, TIMEOUT, assert_ok, charts, page
-from ui.registry import LECTURE, LECTURE_STEPS
+from tests.test_app import TIMEOUT, app_test, assert_ok, charts, page
+from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS
 
-STEP_KEYS = [f"lecture_{n}" for n in range(1, len(LECTURE_STEPS) + 1)]
+STEP_KEYS = [step.key for step in STEPS]
 # The tokens of each step's own example that its figure must show once revealed.
 EXAMPLE_TOKENS = {
-    "lecture_1": ["clauses in the sentence"],
-    "lecture_2": ["river", "bank", "swam"],
-    "lecture_3": ["c++", "haskell"],
-    "lecture_4": ["industrial", "aluminum"],
-    "lecture_5": ["dog", "man", "bit"],
-    "lecture_6": ["bank", "river"],
-    "lecture_7": ["researcher", "assistant"],
-    "lecture_8": ["cat", "mat"],
-    "lecture_9": ["school"],
-    "lecture_10": ["[MASK]", "river"],
-    "lecture_11": ["school"],
-    "lecture_12": ["[CLS]"],
+    "lecture-rnn-bottleneck": ["clauses in the sentence"],
+    "lecture-attention": ["river", "bank", "swam"],
+    "lecture-query-key-value": ["c++", "haskell"],
+    "lecture-tokens-and-embeddings": ["industrial", "aluminum"],
+    "lecture-positional-encoding": ["dog", "man", "bit"],
+    "lecture-similarity-and-softmax": ["bank", "river"],
+    "lecture-multi-head-attention": ["researcher", "assistant"],
+    "lecture-transformer-layer": ["cat", "mat"],
+    "lecture-cross-attention": ["school"],
+    "lecture-bert": ["[MASK]", "river"],
+    "lecture-gpt": ["school"],
+    "lecture-vision-transformer": ["[CLS]"],
 }
 
 
@@ -38,9 +38,34 @@ def reveal(at: AppTest) -> AppTest:
     return button.click().run()
 
 
-def test_the_registry_lists_an_overview_and_the_twelve_steps_in_order() -> None:
-    assert [p.key for p in LECTURE] == ["lecture", *STEP_KEYS]
-    assert [p.title.split(". ", 1)[1] for p in LECTURE[1:]] == [t for t, _ in LECTURE_STEPS]
+def test_the_syllabus_numbers_its_steps_and_keeps_every_old_link() -> None:
+    assert [s.number for s in STEPS] == list(range(1, len(STEPS) + 1))
+    assert len(BY_SLUG) == len(STEPS), "one slug per step"
+    assert all(s.title and s.idea and callable(s.module.draw) for s in STEPS)
+    assert sorted(OLD_NUMBERS) == list(range(1, 13)) and set(OLD_NUMBERS.values()) <= set(BY_SLUG)
+
+
+def _follow_old_links() -> None:
+    """Each old numbered page's callable, with st.switch_page recorded (AppTest runs this)."""
+    import streamlit as st
+
+    from ui.lecture import frame
+
+    went: list[str] = []
+    st.switch_page = lambda page, query_params=None: went.append(page.url_path)
+    for link in frame.old_links():
+        link._page()
+        st.text(f"{link.url_path} {link.visibility} -> {went[-1]}")
+
+
+def test_an_old_numbered_link_opens_the_same_step() -> None:
+    """/lecture_5 (the address before steps had slugs) is a hidden page that switches to
+    "Positional encoding"; the browser test follows one for real."""
+    at = AppTest.from_function(_follow_old_links, default_timeout=TIMEOUT).run()
+    assert_ok(at)
+    lines = [t.value for t in at.text]
+    assert lines == [f"lecture_{n} hidden -> lecture-{slug}" for n, slug in OLD_NUMBERS.items()]
+    assert "lecture_5 hidden -> lecture-positional-encoding" in lines
 
 
 @pytest.mark.parametrize("present", [False, True], ids=["plain", "presenter"])
@@ -48,7 +73,8 @@ def test_the_registry_lists_an_overview_and_the_twelve_steps_in_order() -> None:
 def test_each_step_asks_first_then_shows_its_example(key: str, present: bool) -> None:
     at = page(key, present=present)
     assert_ok(at)
-    assert at.title[0].value.startswith(key.split("_")[1] + ". ")
+    step = BY_SLUG[key.removeprefix("lecture-")]
+    assert at.title[0].value == f"{step.number}. {step.title}"
     assert any("Predict first" in m.value for m in at.markdown)
     before = set(charts(at))
     at = reveal(at)
@@ -65,18 +91,18 @@ def test_each_step_asks_first_then_shows_its_example(key: str, present: bool) ->
 
 
 def test_a_right_guess_is_praised_and_a_wrong_one_corrected() -> None:
-    at = page("lecture_10")
+    at = page("lecture-bert")
     at.radio(key="l10_guess").set_value("bank")
     at = reveal(at)
     assert at.success and "Right!" in at.success[0].value
-    at = page("lecture_10")
+    at = page("lecture-bert")
     at.radio(key="l10_guess").set_value("shore")
     at = reveal(at)
     assert at.warning and at.warning[0].value.startswith("Not shore")
 
 
 def test_presenter_mode_follows_the_url_and_the_toggle() -> None:
-    at = AppTest.from_file(str(ROOT / "pages" / "lecture_3.py"), default_timeout=TIMEOUT)
+    at = app_test("lecture-query-key-value")
     at.query_params["present"] = "1"
     at.run()
     assert_ok(at)
@@ -88,9 +114,10 @@ def test_presenter_mode_follows_the_url_and_the_toggle() -> None:
 def test_the_overview_lists_every_step() -> None:
     at = page("lecture")
     assert_ok(at)
-    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
-    for title, idea in LECTURE_STEPS:
-        assert title in text and idea in text
+    links = {(el.proto.label, el.proto.page) for el in at.get("page_link")}
+    assert links == {(f"{s.number}. {s.title}", s.key) for s in STEPS}, "a link to each step"
+    ideas = " ".join(c.value for c in at.caption)
+    assert all(step.idea in ideas for step in STEPS)
 
 
 def test_the_soft_lookup_blends_every_value() -> None:
@@ -129,10 +156,11 @@ def test_sublayer_change_has_one_column_per_sublayer(tiny_mlm) -> None:
 @pytest.mark.parametrize(
     ("key", "box", "text", "chart", "token"),
     [
-        ("lecture_2", "l2_own", "the boat reached the shore", "l2_own_row", "shore"),
-        ("lecture_5", "l5_a", "the cat chased the mouse quickly", "l5_own", "cat"),
-        ("lecture_7", "l7_own", "a zebra ran home", "l7_own_roles", "L1H1"),
-        ("lecture_10", "l10_text", "the cat sat on the [MASK].", "l10_tokens", "cat"),
+        ("lecture-attention", "l2_own", "the boat reached the shore", "l2_own_row", "shore"),
+        ("lecture-positional-encoding", "l5_a", "the cat chased the mouse quickly", "l5_own",
+         "cat"),
+        ("lecture-multi-head-attention", "l7_own", "a zebra ran home", "l7_own_roles", "L1H1"),
+        ("lecture-bert", "l10_text", "the cat sat on the [MASK].", "l10_tokens", "cat"),
     ],
 )
 def test_try_your_own_draws_the_visitors_input(key, box, text, chart, token) -> None:

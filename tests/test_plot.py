@@ -1,5 +1,5 @@
-"""The charts are drawn with Plotly's cartesian bundle (ui/plot.py), which knows only some
-trace types: every figure a page draws, and every trace a figure builder can make, must be
+"""The charts are drawn with Plotly's cartesian bundle (ui/workarounds/chart.py), which knows
+only some trace types: every figure a page draws, and every trace a figure builder can make, must be
 one of them (a 3-D or map trace would draw nothing)."""
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from tests.charts import charts
-from ui.plot import PLOTLY_FILE, payload, unpack
-from ui.registry import LECTURE, PAGES
+from tests.test_app import EVERY_PAGE, app_test
 from ui.show import section_key
+from ui.workarounds.chart import PLOTLY_FILE, payload, unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "static" / PLOTLY_FILE
@@ -53,13 +52,13 @@ def test_every_trace_a_figure_builder_makes_is_in_the_bundle() -> None:
     assert used and used <= bundle_traces(), used - bundle_traces()
 
 
-@pytest.mark.parametrize("spec", [*PAGES, *LECTURE], ids=lambda s: s.key)
-def test_every_drawn_figure_uses_the_bundles_traces(spec) -> None:
-    at = AppTest.from_file(str(ROOT / spec.path), default_timeout=180).run()
+@pytest.mark.parametrize("key", EVERY_PAGE)
+def test_every_drawn_figure_uses_the_bundles_traces(key: str) -> None:
+    at = app_test(key).run()
     assert not at.exception, at.exception
     drawn = charts(at)
     for label in [tab.label for tab in at.tabs][1:]:
-        at.session_state[section_key(spec.key)] = label
+        at.session_state[section_key(key)] = label
         assert not at.run().exception, at.exception
         drawn += charts(at)
     types = {trace.get("type", "scatter") for chart in drawn for trace in chart.figure["data"]}

@@ -9,7 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.charts import charts, specs
-from ui.plot import PLOTLY_URL
+from ui.workarounds.chart import PLOTLY_URL
 
 ROOT = Path(__file__).resolve().parent.parent
 GRID_PANEL = '"L1 H1"'  # a panel title of the every-layer-x-head grid
@@ -35,7 +35,8 @@ def test_the_layer_head_grid_is_built_only_when_opened() -> None:
 def test_the_app_starts_loading_plotly_before_anything_else() -> None:
     """app.py's first element is a hidden container that makes a fresh browser load Plotly
     (and the chart element's JavaScript) while the page is still computed
-    (ui.preload.preload_plotly): a script that adds Plotly's <script>, then an empty chart."""
+    (ui.workarounds.preload.preload_plotly): a script that adds Plotly's <script>, then an
+    empty chart."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     assert not at.exception
     first = at.main.children[0]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ui.registry import LECTURE, PAGES
+from ui.registry import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_PAGE_LINES = 150
@@ -94,13 +94,14 @@ def test_the_models_load_without_streamlit() -> None:
 
 
 def test_the_registry_and_the_page_files_match() -> None:
+    """One file per explorer page, named by its key, opening its own key; Lecture mode has
+    no file (its pages are served from the syllabus)."""
     files = {p.stem for p in (ROOT / "pages").glob("*.py")}
-    specs = [*PAGES, *LECTURE]
-    assert files == {spec.key for spec in specs}
-    assert len({spec.key for spec in specs}) == len(specs)
-    for spec in specs:
+    assert files == {spec.key for spec in PAGES}
+    assert len({spec.key for spec in PAGES}) == len(PAGES)
+    for spec in PAGES:
         text = (ROOT / spec.path).read_text()
-        opens = [f'{f}(\n    "{spec.key}"' for f in ("frame", "open_page", "lecture_step")]
+        opens = [f'{f}(\n    "{spec.key}"' for f in ("frame", "open_page")]
         assert any(o in text for o in opens), f"{spec.path} must open with its own key"
 
 
@@ -121,16 +122,97 @@ def test_no_page_names_a_model() -> None:
 
 def test_every_chart_goes_through_the_figure_cache() -> None:
     """No page draws with st.plotly_chart (it would load Streamlit's full Plotly bundle), and
-    ui.plot's element is mounted from ui/figures.py's chart() only (and ui/plot.py itself)."""
+    ui.workarounds.chart's element is mounted from ui/figures.py's chart() only (and
+    ui/workarounds/chart.py itself)."""
     callers = []
     for folder in ("pages", "ui"):
         for path in sources(folder):
             text = path.read_text()
             if "st.plotly_chart(" in text or (
-                "from ui.plot import" in text and path.name not in ("figures.py", "preload.py")
+                "from ui.workarounds.chart import" in text
+                and path.name not in ("figures.py", "preload.py")
             ):
                 callers.append(str(path.relative_to(ROOT)))
     assert not callers
+
+
+# --- no import circles -----------------------------------------------------------------------
+
+PACKAGES = ("model", "ui", "analysis", "viz", "training", "lab", "deploy")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Project module -> the project modules it imports anywhere in its file (a function's
+    lazy import counts: it only hides a circle). `from a import b` names module a.b when
+    there is one, else a."""
+    paths = {module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).glob("**/*.py"))}
+
+    def owner(name: str) -> str | None:
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        found: set[str | None] = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                found |= {owner(alias.name) for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from its package
+                    package = name.split(".")[: None if path.name == "__init__.py" else -1]
+                    base = ".".join(package[: len(package) - node.level + 1] + [base] * bool(base))
+                found |= {owner(f"{base}.{a.name}") if f"{base}.{a.name}" in paths else owner(base)
+                          for a in node.names}  # fmt: skip
+        graph[name] = {m for m in found if m and m != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while (w := stack.pop()) != v:
+                group.append(w)
+            if group:
+                found.append(sorted([v, *group]))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circle_between_the_projects_modules() -> None:
+    graph = import_graph()
+    assert {"ui.frame", "model.contract", "training.data"} <= set(graph)
+    assert "model.trace" in graph["model.contract"], "the graph sees imports"
+    assert not circles(graph)
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -184,7 +266,7 @@ def test_every_command_answers_help_without_side_effects(args: list[str]) -> Non
 
 
 def test_streamlit_still_has_the_legacy_switch() -> None:
-    """ui.frame.leave_legacy_mode clears PagesManager.uses_pages_directory so that a shared
+    """ui.workarounds.leave_legacy_mode clears PagesManager.uses_pages_directory so that a shared
     link to a page runs through app.py on a fresh server. If this fails after a Streamlit
     upgrade, the deep-link fix no longer applies: re-check the pitfall in
     docs/ARCHITECTURE.md ("Streamlit internals") and the e2e deep-link test."""
@@ -192,6 +274,6 @@ def test_streamlit_still_has_the_legacy_switch() -> None:
 
     assert "uses_pages_directory" in vars(PagesManager), (
         "streamlit.runtime.pages_manager.PagesManager.uses_pages_directory is gone: "
-        "ui/frame.py leave_legacy_mode() must be revisited"
+        "ui/workarounds/__init__.py leave_legacy_mode() must be revisited"
     )
     assert isinstance(vars(PagesManager)["uses_pages_directory"], bool | None)

@@ -1,5 +1,6 @@
 """Every chart of the app goes through here: built once per what it depends on, kept for
-reuse as its Plotly JSON, drawn (ui.plot) with a toolbar whose camera button saves a PNG.
+reuse as its Plotly JSON, drawn (ui.workarounds.chart) with a toolbar whose camera button
+saves a PNG.
 Going back to a layer, head, token or sentence shown before sends the same JSON at once
 (building a Plotly figure and writing its JSON, not running the model, is most of what a
 rerun costs).
@@ -16,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.plot import plot
+from ui.workarounds.chart import plot
 from viz import zoom
 
 MAX_CELLS = 128 * 256  # figures of larger matrices are built afresh, not held in memory

@@ -27,6 +27,7 @@ from ui import cache, state
 from ui.folder import folder_box
 from ui.registry import BY_KEY, PageSpec
 from ui.show import md_escape
+from ui.workarounds import leave_legacy_mode
 
 DEVICES = ["auto", "cpu", "cuda"]
 APP_NAME = "Transformer Glassbox"
@@ -203,27 +204,6 @@ def _load_model(name: str, choice: str) -> tuple[Model, str, str | None]:
 
 def _gpu_failed(err: Exception) -> str:
     return f"The GPU failed ({type(err).__name__}: {err}). Running on the CPU instead."
-
-
-def leave_legacy_mode() -> None:
-    """Run through app.py's st.navigation even when a fresh server's first visit is a page's
-    URL (a shared link such as /attention?sentence=...).
-
-    Why a patch: Streamlit (checked on 1.67) starts in its legacy multipage mode whenever a
-    pages/ folder sits beside the main script, and stays in it until some run calls
-    st.navigation; a page opened directly in that mode runs alone, without app.py (no page
-    config, a menu of file names). Streamlit offers no setting to turn the mode off, and the
-    pages/ folder is part of this project's layout. So the class attribute that selects the
-    mode is cleared once and the run restarted: app.py then resolves the same page from the
-    URL. tests/test_app.py::test_streamlit_still_has_the_legacy_switch fails loudly when an
-    upgrade removes or renames what this relies on.
-    """
-    from streamlit.runtime import exists
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if exists() and getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
 
 
 def open_page(page: str, intro: str = "", load: bool = True) -> Opened:

@@ -1,4 +1,5 @@
-"""The page registry: every page of the app, in navigation order, and what it needs.
+"""The page registry: every explorer page of the app, in navigation order, and what it
+needs. Lecture mode's pages come from its syllabus (ui/lecture/syllabus.py).
 
 Adding a page is one file in pages/ (which ends with `frame("<key>", draw, ...)`) plus one
 entry here. The sidebar's model menu offers exactly the models that can serve the current
@@ -55,37 +56,4 @@ PAGES: list[PageSpec] = [
     PageSpec("vision", "Vision Transformer", ":material/grid_on:", "Vision", "classify",
              ("vision",), reads="own"),
 ]  # fmt: skip
-# Lecture mode (ui/lecture.py, ui/lessons.py): an overview, then the lecture's steps in order,
-# each (title, the idea in one line). A step picks the models it needs by capability, so
-# these pages have no model menu.
-LECTURE_STEPS: list[tuple[str, str]] = [
-    ("RNNs and their bottleneck", "An LSTM reads one word at a time and hands the decoder one "
-     "context vector: long sentences do not fit."),
-    ("Attention", "Each word looks at every other word, with weights that depend on the "
-     "sentence: “bank” by the river and “bank” with the cash."),
-    ("Query, key, value", "A dict finds one exact key; attention scores every key against the "
-     "query and blends all the values."),
-    ("Tokens and embeddings", "Text becomes tokens, each token a learned vector; similar words "
-     "lie close together."),
-    ("Positional encoding", "Attention sees a set: positions, binary then sinusoidal, are "
-     "added so that word order counts."),
-    ("Similarity and softmax", "Dot product and cosine, scaled by √d, turned into weights by "
-     "a softmax: softmax(QKᵀ/√d)V."),
-    ("Multi-head attention", "Heads in parallel, each with its own habit; a link between two "
-     "words must stand out from the habit."),
-    ("The Transformer layer", "Attention and an MLP, each added to the residual stream, then "
-     "normalised."),
-    ("Encoder-decoder and cross-attention", "The decoder's queries look at the encoder's keys "
-     "and values: translation, word by word."),
-    ("BERT: masked prediction", "An encoder guesses hidden words from both sides."),
-    ("GPT: causal prediction", "A decoder looks only left and writes the next token, again "
-     "and again."),
-    ("The Vision Transformer", "An image cut into patches, each patch a token, and the same "
-     "encoder."),
-]  # fmt: skip
-LECTURE: list[PageSpec] = [
-    PageSpec("lecture", "Overview", ":material/school:", "Lecture", "trace", reads="own"),
-    *[PageSpec(f"lecture_{n}", f"{n}. {title}", ":material/slideshow:", "Lecture", "trace",
-               reads="own") for n, (title, _) in enumerate(LECTURE_STEPS, 1)],
-]  # fmt: skip
-BY_KEY: dict[str, PageSpec] = {p.key: p for p in [*PAGES, *LECTURE]}
+BY_KEY: dict[str, PageSpec] = {p.key: p for p in PAGES}

@@ -17,11 +17,13 @@ import subprocess
 import sys
 
 from tests.e2e.harness import ARTIFACTS, ROOT
-from ui.registry import LECTURE
+from ui.lecture.frame import OVERVIEW
+from ui.lecture.syllabus import STEPS
 from ui.registry import PAGES as REGISTRY
 
 # every page: tests/e2e saves a screenshot of each (the lecture's in presenter mode, 1280x720)
-PAGES = [p.key for p in [*REGISTRY, *LECTURE]] + ["compare_attention", "compare_positional"]
+PAGES = [*(p.key for p in REGISTRY), OVERVIEW, *(s.key for s in STEPS), "compare_attention",
+         "compare_positional"]
 SOURCE = ARTIFACTS / "screenshots"
 TARGET = ROOT / "assets" / "screenshots"
 

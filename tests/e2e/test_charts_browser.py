@@ -1,4 +1,5 @@
-"""The chart element (ui/plot.py) in a real browser: Plotly's cartesian bundle comes from
+"""The chart element (ui/workarounds/chart.py) in a real browser: Plotly's cartesian bundle
+comes from
 static/ and Streamlit's full one is never loaded; every chart has the camera and full-screen
 buttons and no upload button; another head redraws the same chart in place; full screen
 fills the screen and gives the chart its own size back."""
@@ -10,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.e2e import harness
-from ui.plot import PLOTLY_URL
+from ui.workarounds.chart import PLOTLY_URL
 
 pytestmark = pytest.mark.e2e
 

@@ -1,7 +1,7 @@
 """Lecture mode in a real browser at 1280x720 (a projector): walk all twelve steps with the
 Next control, presenter mode on and off; at each step reveal the model's answer and check
 that the figure shows the step's example. The arrow key steps too. Presenter-mode
-screenshots: artifacts/screenshots/lecture_<n>.png (copied to assets/ for the README and
+screenshots: artifacts/screenshots/lecture-<slug>.png (copied to assets/ for the README and
 the overview's thumbnails by `python -m tests.e2e.screenshots`)."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from tests.e2e import harness
 from tests.e2e.test_pages import assert_clean
 from tests.test_lecture import EXAMPLE_TOKENS
-from ui.registry import LECTURE_STEPS
+from ui.lecture.syllabus import STEPS
 
 pytestmark = pytest.mark.e2e
 PROJECTOR = {"width": 1280, "height": 720}
-N = len(LECTURE_STEPS)
+N = len(STEPS)
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def reveal_and_check(page, n: int) -> None:
     harness.after_rerun(page, lambda: page.get_by_role("button", name="Reveal").click())
     page.get_by_text("The model's answer").first.wait_for(timeout=30000)
     page.wait_for_selector(harness.DRAWN_CHART, state="visible", timeout=30000)
-    wanted = EXAMPLE_TOKENS[f"lecture_{n}"]
+    wanted = EXAMPLE_TOKENS[STEPS[n - 1].key]
     try:
         page.wait_for_function(
             """wanted => { const t = [...document.querySelectorAll(
@@ -60,21 +60,21 @@ def test_walk_the_lecture_with_the_next_control(app_server, projector, screensho
                                                 present: bool) -> None:  # fmt: skip
     page = projector
     query = "?present=1" if present else ""
-    harness.open_app(page, f"{app_server.url}/lecture_1{query}")
+    harness.open_app(page, f"{app_server.url}/{STEPS[0].key}{query}")
     sidebar = page.locator('section[data-testid="stSidebar"]')
     for n in range(1, N + 1):
         page.wait_for_function(
             "n => document.querySelector('h1')?.textContent.trim().startsWith(n + '. ')",
             arg=str(n), timeout=30000,
         )  # fmt: skip
-        assert re.search(rf"/lecture_{n}(\?|$)", page.url), page.url
+        assert re.search(rf"/{STEPS[n - 1].key}(\?|$)", page.url), page.url
         assert ("present=1" in page.url) == present
         sidebar.wait_for(state="hidden" if present else "visible", timeout=30000)
         reveal_and_check(page, n)
         assert_clean(page)
         if present:
             page.evaluate("() => document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
-            page.screenshot(path=str(screenshot_dir / f"lecture_{n}.png"))
+            page.screenshot(path=str(screenshot_dir / f"{STEPS[n - 1].key}.png"))
         if n < N:
             page.get_by_role("button", name="Next").first.click()
     assert page.get_by_role("button", name="Next").first.is_disabled()
@@ -100,16 +100,19 @@ def press_to(page, key: str, path: str) -> None:
 def test_the_arrow_keys_step_and_the_overview_links_every_step(app_server, projector,
                                                                screenshot_dir) -> None:  # fmt: skip
     page = projector
+    # An old numbered link (/lecture_2, before steps had slugs) opens the same step, at its
+    # slug, keeping presenter mode.
     harness.open_app(page, f"{app_server.url}/lecture_2?present=1")
-    assert heading(page).startswith("2. ")
+    page.wait_for_url(re.compile(f"/{STEPS[1].key}\\?present=1"), timeout=30000)
+    assert heading(page) == f"2. {STEPS[1].title}"
     page.locator("h1").first.click()  # focus on the page, not on a widget
-    press_to(page, "ArrowRight", "lecture_3")
+    press_to(page, "ArrowRight", STEPS[2].key)
     page.wait_for_function("() => document.querySelector('h1')?.textContent.startsWith('3. ')")
-    press_to(page, "ArrowLeft", "lecture_2")
+    press_to(page, "ArrowLeft", STEPS[1].key)
 
     harness.open_app(page, f"{app_server.url}/lecture")
     assert heading(page) == "The lecture, step by step"
-    for n, (title, _) in enumerate(LECTURE_STEPS, 1):  # waits: deltas land after the run
-        page.get_by_role("link", name=f"{n}. {title}").first.wait_for(timeout=30000)
+    for step in STEPS:  # waits: deltas land after the run
+        page.get_by_role("link", name=f"{step.number}. {step.title}").first.wait_for(timeout=30000)
     page.screenshot(path=str(screenshot_dir / "lecture.png"))
     assert_clean(page)

@@ -195,7 +195,7 @@ def test_navigation_keeps_the_sentence(app_server, page, tokenizers) -> None:
 
 
 def test_a_deep_link_is_the_first_visit_of_a_fresh_server(page, tokenizers) -> None:
-    """Streamlit starts in its legacy pages/ mode; ui.frame.leave_legacy_mode makes the
+    """Streamlit starts in its legacy pages/ mode; ui.workarounds.leave_legacy_mode makes the
     first visit, a shared link to a page, run through app.py (docs/ARCHITECTURE.md)."""
     with harness.StreamlitServer("app.py") as server:
         server.wait_healthy(timeout=90)
@@ -204,6 +204,22 @@ def test_a_deep_link_is_the_first_visit_of_a_fresh_server(page, tokenizers) -> N
         nav = page.get_by_test_id("stSidebarNav").inner_text()
         assert "Inside the Transformer" in nav and TITLES["masked"] in nav, nav  # app.py's menu
         wait_for_tokens(page, expected_tokens(tokenizers, "attention", TYPED))
+        assert_clean(page)
+
+
+def test_a_lecture_link_is_the_first_visit_of_a_fresh_server(page) -> None:
+    """A lecture step has no file in pages/: in the legacy mode of a fresh server's first
+    visit Streamlit says "Page not found" before app.py serves it, and the app closes that
+    dialog (ui.workarounds.dismiss_page_not_found)."""
+    from ui.lecture.syllabus import STEPS
+
+    with harness.StreamlitServer("app.py") as server:
+        server.wait_healthy(timeout=90)
+        harness.open_app(page, f"{server.url}/{STEPS[1].key}?present=1")
+        page.wait_for_function("t => document.querySelector('h1')?.textContent.trim() === t",
+                               arg=f"2. {STEPS[1].title}", timeout=30000)  # fmt: skip
+        page.get_by_role("dialog").wait_for(state="detached", timeout=10000)
+        page.get_by_role("button", name="Reveal the model's answer").click(timeout=10000)
         assert_clean(page)
 
 

@@ -1,6 +1,7 @@
 """What every run sends first, so a fresh browser starts loading Plotly at once.
 
-This module imports only Streamlit (and ui.plot, which imports only Streamlit): on a fresh
+This module imports only Streamlit (and ui.workarounds.chart, which imports only
+Streamlit): on a fresh
 server's first run it is the first thing app.py imports, and the loader leaves before numpy,
 the figure builders or the models are imported (those took 210 ms of that run before it,
 while the same process was also serving the page's JavaScript).
@@ -12,7 +13,7 @@ import threading
 
 import streamlit as st
 
-from ui.plot import preload
+from ui.workarounds.chart import preload
 
 _FIRST_PANDAS = threading.Lock()
 _HIDE_PRELOAD = (
@@ -22,7 +23,8 @@ _HIDE_PRELOAD = (
 
 
 def preload_plotly() -> None:
-    """Start loading Plotly (ui.plot.preload) before anything else a run computes: a fresh
+    """Start loading Plotly (ui.workarounds.chart.preload) before anything else a run
+    computes: a fresh
     browser then fetches and compiles Plotly's JavaScript while the server is still
     computing the page, not after its first chart arrives. Sent on every run (in a hidden
     container), so the elements after it keep their places.

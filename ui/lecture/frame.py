@@ -1,0 +1,144 @@
+"""A lecture step's page, the overview, and the st.Page of each, served from the syllabus
+(no file in pages/): app.py navigates to `pages()`.
+
+Presenter mode (the sidebar's toggle, or ?present=1 in the URL) hides the sidebar, enlarges
+the type and keeps previous / next (keys: ← and →) and the step number on every step. A
+step's address is its slug (/lecture-attention), so a student can follow the teacher's link;
+the old numbered addresses (/lecture_2) open the same steps (`old_links`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from ui import state
+from ui.frame import APP_NAME
+from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS, Step
+from ui.workarounds import leave_legacy_mode
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "assets" / "screenshots"
+SECTION = "Lecture"
+ICON = ":material/slideshow:"
+OVERVIEW = "lecture"  # the overview's address and key
+PRESENTER_CSS = """<style>
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"] { display: none !important; }
+html { font-size: 20px; }
+.block-container { padding-top: 1.2rem !important; max-width: 100% !important; }
+</style>"""
+
+
+def _page(run: Callable[[], None], name: str, title: str, url_path: str, icon: str = ICON,
+          visibility: str = "visible") -> st.Page:  # fmt: skip
+    run.__name__ = run.__qualname__ = name  # Streamlit names a callable page by its function
+    return st.Page(run, title=title, icon=icon, url_path=url_path, visibility=visibility)
+
+
+def step_page(step: Step) -> st.Page:
+    """The page of one step, at /lecture-<slug>. Built afresh each run: a Page keeps state
+    of its own run, so none is shared between sessions."""
+    return _page(lambda: lecture_step(step.slug), step.key.replace("-", "_"),
+                 f"{step.number}. {step.title}", step.key)  # fmt: skip
+
+
+def overview_page() -> st.Page:
+    return _page(lecture_overview, "lecture_overview", "Overview", OVERVIEW, ":material/school:")
+
+
+def old_links() -> list[st.Page]:
+    """Hidden pages at the numbered addresses of earlier versions (/lecture_5): each opens the
+    step it showed then (OLD_NUMBERS), with the same query (?present=1)."""
+    def forward(slug: str) -> Callable[[], None]:
+        return lambda: st.switch_page(step_page(BY_SLUG[slug]),
+                                      query_params=st.query_params.to_dict())  # fmt: skip
+
+    return [_page(forward(slug), f"lecture_{n}", f"{n}. {BY_SLUG[slug].title}", f"lecture_{n}",
+                  visibility="hidden") for n, slug in OLD_NUMBERS.items()]  # fmt: skip
+
+
+def pages() -> list[st.Page]:
+    """Lecture mode's menu section: the overview, then every step in order."""
+    return [overview_page(), *[step_page(step) for step in STEPS]]
+
+
+def presenting() -> bool:
+    """Presenter mode: the sidebar's toggle, set from ?present=1 when a session opens."""
+    ss = st.session_state
+    if "present" not in ss:
+        ss["present"] = st.query_params.get("present") == "1"
+    ss["w_present"] = ss["present"]
+    with st.sidebar:
+        st.markdown(f":material/co_present: **{APP_NAME}** · Lecture")
+        st.toggle("Presenter mode", key="w_present", help="For a projector: no sidebar, "
+                  "larger type, ← and → step through the lecture. Leave it with the button at "
+                  "the bottom of the step or by removing ?present=1 from the address.",
+                  on_change=lambda: ss.update(present=ss["w_present"]))  # fmt: skip
+    if ss["present"]:
+        st.query_params["present"] = "1"
+        st.html(PRESENTER_CSS)
+    elif "present" in st.query_params:
+        del st.query_params["present"]
+    return ss["present"]
+
+
+def navigation(step: Step, where: str) -> None:
+    """Previous / step n of N / next; the arrow keys ← and → press the top bar's."""
+    n = len(STEPS)
+    left, mid, right = st.columns([1, 3, 1], vertical_alignment="center")
+    keys = where == "top"
+    if left.button("Previous", key=f"lec_prev_{where}", disabled=step.number == 1,
+                   shortcut="Left" if keys else None, width="stretch"):  # fmt: skip
+        st.switch_page(step_page(STEPS[step.number - 2]))
+    mid.markdown(f"**Step {step.number} of {n}** · {step.title}")
+    if right.button("Next", key=f"lec_next_{where}", disabled=step.number == n, type="primary",
+                    shortcut="Right" if keys else None, width="stretch"):  # fmt: skip
+        st.switch_page(step_page(STEPS[step.number]))
+
+
+def _open() -> bool:
+    """What every lecture page does first: the session's state, then presenter mode."""
+    leave_legacy_mode()
+    state.init_state()
+    return presenting()
+
+
+def lecture_step(slug: str) -> None:
+    """Draw the step `slug`: header, navigation, the step, navigation."""
+    present = _open()
+    step = BY_SLUG[slug]
+    if not present:
+        st.caption(f":material/school: {APP_NAME} · Lecture · step {step.number} of {len(STEPS)}")
+    navigation(step, "top")
+    st.title(f"{step.number}. {step.title}")
+    st.markdown(step.idea)
+    step.draw()
+    st.divider()
+    navigation(step, "bottom")
+    if present and st.button("Leave presenter mode", key="lec_leave"):
+        st.session_state["present"] = False
+        st.rerun()
+
+
+def lecture_overview() -> None:
+    """Every step: its number and title (a link), one line, and a thumbnail when one exists."""
+    _open()
+    st.caption(f":material/school: {APP_NAME} · Lecture")
+    st.title("The lecture, step by step")
+    st.markdown("The Transformer lecture in its order, each step one idea on the real "
+                "models: first a question for the class, then the model's answer.")  # fmt: skip
+    for row in range(0, len(STEPS), 3):
+        for column, step in zip(st.columns(3), STEPS[row : row + 3], strict=False):
+            with column, st.container(border=True):
+                shot = SCREENSHOTS / f"{step.key}.png"
+                if shot.exists():
+                    st.image(str(shot), width="stretch")
+                label = f"{step.number}. {step.title}"
+                try:
+                    st.page_link(step_page(step), label=label, icon=ICON)
+                except StreamlitAPIException:  # a page run alone (AppTest): a plain link
+                    st.markdown(f"[{label}]({step.key})")
+                st.caption(step.idea)

@@ -1,0 +1,83 @@
+"""What the lecture's steps share: the models they pick by capability, the question asked
+before the answer (predict, then reveal), the step's own text box, and small helpers on a
+trace. A step module (ui/lecture/steps/) imports from here; nothing here knows the steps."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import analysis
+import model
+from model.trace import Trace
+from ui import cache
+from ui.registry import BY_KEY
+from ui.show import md_escape
+
+
+def pick(page: str) -> tuple[str, str]:
+    """The first model that can serve explorer page `page`, and the device it runs on."""
+    names = cache.models_for(BY_KEY[page])
+    if not names:
+        st.error("No model here can serve this step.")
+        st.stop()
+    return names[0], model.pick_device(st.session_state.get("device", "auto"))
+
+
+def predict(key: str, question: str, choices: list[str], answer: str, why: str) -> bool:
+    """Predict, then reveal: the class picks an answer, then the model's answer is shown.
+    Returns whether it is revealed (the step then draws its figure)."""
+    ss = st.session_state
+    st.markdown(f"**:material/quiz: Predict first.** {question}")
+    pick_ = st.radio("The class's answer", choices, index=None, key=f"{key}_guess",
+                     horizontal=True)  # fmt: skip
+    if st.button("Reveal the model's answer", key=f"{key}_reveal", type="primary",
+                 icon=":material/visibility:"):  # fmt: skip
+        ss[f"{key}_shown"] = True
+    if not ss.get(f"{key}_shown"):
+        st.caption("Pick an answer with the class, then reveal.")
+        return False
+    said = f"The model's answer: **{md_escape(answer)}**. {why}"
+    if pick_ is None:
+        st.info(said, icon="💡")
+    elif pick_ == answer:
+        st.success("Right! " + said, icon="✅")
+    else:
+        st.warning(f"Not {md_escape(pick_)}. " + said, icon="🤔")
+    return True
+
+
+def try_your_own(key: str, label: str, default: str, where=None, max_chars: int = 300) -> str:
+    """The step's own text box ("try your own"), kept for the session, stripped and cut to
+    `max_chars` (the browser's limit, checked again here). A blank box says what to type
+    under it and gives "". `where`: a column or container to put it in (default: here)."""
+    where = where or st
+    text = where.text_input(label, default, key=key, max_chars=max_chars).strip()[:max_chars]
+    if not text:
+        where.info(f"“{label}” is empty: type something in it to try it.", icon="✍️")
+    return text
+
+
+def words(t: Trace) -> list[str]:
+    """The sentence's distinct words (no special tokens, no punctuation), in order."""
+    return list(dict.fromkeys(t.tokens[i] for i in analysis.word_positions(t.tokens)
+                              if any(ch.isalpha() for ch in t.tokens[i])))  # fmt: skip
+
+
+def trace_of(text: str, page: str) -> tuple[Trace, str, str]:
+    """`text` traced by the first model that serves explorer page `page`."""
+    name, device = pick(page)
+    return cache.get_trace(text, name, device), name, device
+
+
+def word_vector(text: str, name: str, device: str) -> np.ndarray:
+    """A word's (or phrase's) input vector: the mean of its tokens' embeddings."""
+    t = cache.get_trace(text, name, device)
+    rows = analysis.word_positions(t.tokens) or list(range(len(t.tokens)))
+    return t.embeddings[rows].mean(axis=0)
+
+
+def top_tokens(probs: np.ndarray, vocab: list[str], k: int) -> list[tuple[str, float]]:
+    """The k most likely tokens of a distribution over `vocab`, with their probabilities."""
+    top = np.argsort(-probs)[:k]
+    return [(vocab[i], float(probs[i])) for i in top]

@@ -1,0 +1,52 @@
+"""The lecture's step on similarity and softmax."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import analysis
+import viz
+from model.examples import PAIRS
+from ui import cache
+from ui.figures import chart
+from ui.lecture.kit import pick, predict, try_your_own, word_vector
+
+SLUG = "similarity-and-softmax"  # its address (/lecture-similarity-and-softmax); it never changes
+TITLE = "Similarity and softmax"
+IDEA = (
+    "Dot product and cosine, scaled by √d, turned into weights by a softmax: "
+    "softmax(QKᵀ/√d)V."
+)
+RIVER, CASH = PAIRS[0]
+
+
+def draw() -> None:
+    name, device = pick("attention")
+    c1, c2, c3 = st.columns(3)
+    a = try_your_own("l6_a", "Word a", "cat", c1, max_chars=40)
+    b = try_your_own("l6_b", "Word b", "kitten", c2, max_chars=40)
+    temp = c3.slider("Softmax temperature T", 0.1, 5.0, 1.0, 0.1, key="l6_t")
+    if a and b:
+        va, vb = word_vector(a, name, device), word_vector(b, name, device)
+        d = va.shape[0]
+        cos = float(analysis.cosine_matrix(np.stack([va, vb]))[0, 1])
+        st.markdown(f"a·b = {va @ vb:.2f} · a·b/√d = {va @ vb / np.sqrt(d):.2f} (d = {d}) · "
+                    f"cosine = {cos:.2f}")  # fmt: skip
+    t = cache.get_trace(RIVER, name, device)
+    q = t.tokens.index("bank")
+    steps = analysis.attention_steps(t, cache.attention_weights(name, device, 0), 0, 0)
+    scores = steps.masked[q]
+    sharp = analysis.softmax_rows(scores[None] / temp)[0]
+    flat = analysis.softmax_rows(scores[None] / (temp * 2))[0]
+    answer = "flatter" if sharp.max() > flat.max() else "sharper"
+    if predict("l6", f"Dividing the scores by a larger temperature (T = {temp:.1f} → "
+               f"{temp * 2:.1f}): does “bank”'s attention get sharper or flatter?",
+               ["sharper", "flatter"], answer,
+               f"Its largest weight goes from {sharp.max():.2f} to {flat.max():.2f}."):  # fmt: skip
+        pairs = list(zip(t.tokens, sharp.tolist(), strict=True))
+        chart("l6_row", (name, temp), viz.topk_bar, pairs,
+              title=f"softmax(q·k/√d / {temp:.1f}) for “bank”, layer 1 head 1",
+              filename="lecture_softmax")  # fmt: skip
+        chart("l6_all", (name,), viz.attention_heatmap, t.layers[0].attention[0], t.tokens,
+              title="softmax(QKᵀ/√d) for every query: layer 1, head 1", filename="lecture_qk")

@@ -1,0 +1,71 @@
+"""The lecture's steps in the lecture's order (../shared/DESIGN.md): the one list Lecture mode
+walks through. Each step is one module of ui/lecture/steps/ (its SLUG, TITLE, IDEA and
+`draw`); inserting a step is one line here and changes no step's address.
+
+A step's address is its slug (/lecture-attention), not its place. The numbered addresses
+of earlier versions (/lecture_1 ... /lecture_12) stay: OLD_NUMBERS sends each to the step it
+showed then, whatever its place now.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+
+from ui.lecture.steps import (
+    attention,
+    bert,
+    cross,
+    embeddings,
+    gpt,
+    heads,
+    layer,
+    positions,
+    qkv,
+    rnn,
+    softmax,
+    vision,
+)
+
+ORDER: list[ModuleType] = [rnn, attention, qkv, embeddings, positions, softmax, heads, layer,
+                           cross, bert, gpt, vision]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: its place (1-based), slug, title, the idea in one line, and its drawing."""
+
+    number: int
+    module: ModuleType
+
+    @property
+    def slug(self) -> str:
+        return self.module.SLUG
+
+    @property
+    def title(self) -> str:
+        return self.module.TITLE
+
+    @property
+    def idea(self) -> str:
+        return self.module.IDEA
+
+    @property
+    def key(self) -> str:
+        """Its URL path, and its key wherever a page key is asked for: "lecture-attention"."""
+        return f"lecture-{self.slug}"
+
+    def draw(self) -> None:
+        self.module.draw()
+
+
+STEPS: list[Step] = [Step(n, module) for n, module in enumerate(ORDER, 1)]
+BY_SLUG: dict[str, Step] = {s.slug: s for s in STEPS}
+# The addresses of the numbered steps of earlier versions (/lecture_5): fixed for ever, not
+# derived from ORDER, so a step inserted later leaves every shared link where it pointed.
+OLD_NUMBERS: dict[int, str] = {
+    1: "rnn-bottleneck", 2: "attention", 3: "query-key-value", 4: "tokens-and-embeddings",
+    5: "positional-encoding", 6: "similarity-and-softmax", 7: "multi-head-attention",
+    8: "transformer-layer", 9: "cross-attention", 10: "bert", 11: "gpt",
+    12: "vision-transformer",
+}  # fmt: skip

@@ -1,0 +1,62 @@
+// The chart element (chart.py): one Plotly figure, drawn with the cartesian bundle that
+// load_plotly.js loads, updated in place, following its column's width.
+// Four corner brackets, in a 1000 x 1000 box (y down).
+const FULL_SCREEN_ICON = {
+  width: 1000, height: 1000,
+  path: "M80 80h320v110H190v210H80z M920 80v320H810V190H600V80z " +
+        "M80 920V600h110v210h210v110z M920 920H600V810h210V600h110z",
+};
+
+function fullScreenButton(Plotly) {
+  return {
+    name: "fullscreen", title: "Full screen", icon: FULL_SCREEN_ICON,
+    click: (gd) => {
+      if (document.fullscreenElement) { document.exitFullscreen(); return; }
+      const height = gd.layout.height;
+      const resize = () => {
+        if (document.fullscreenElement === gd) {
+          Plotly.relayout(gd, { width: window.innerWidth, height: window.innerHeight });
+        } else {
+          gd.removeEventListener("fullscreenchange", resize);
+          Plotly.relayout(gd, { width: null, height: height });
+        }
+      };
+      gd.addEventListener("fullscreenchange", resize);
+      gd.requestFullscreen();
+    },
+  };
+}
+
+export default function ({ data, parentElement }) {
+  if (!data) { loadPlotly(); return; }
+  const { figure, config } = JSON.parse(new TextDecoder().decode(data));
+  let gd = parentElement.querySelector(".gb-chart");
+  if (!gd) {
+    gd = document.createElement("div");
+    gd.className = "gb-chart";
+    parentElement.appendChild(gd);
+  }
+  gd.style.minHeight = (figure.layout.height || 450) + "px";
+  if (!gd.glassboxResize) {
+    // The chart follows its column's width (the sidebar opened or closed, the window
+    // resized): a new width only, not the height the first draw settles.
+    gd.glassboxResize = new ResizeObserver(() => {
+      const drawn = gd._fullLayout;
+      const moved = drawn && Math.abs(gd.clientWidth - drawn.width) > 1;
+      if (moved && document.fullscreenElement !== gd) window.Plotly.Plots.resize(gd);
+    });
+    gd.glassboxResize.observe(gd);
+  }
+  loadPlotly()
+    .then((Plotly) => Plotly.react(gd, figure.data, figure.layout, {
+      ...config, showSendToCloud: false,  // offline: no upload button
+      modeBarButtonsToAdd: [fullScreenButton(Plotly)],
+    }))
+    .catch((error) => {
+      gd.textContent = "This chart could not be drawn (" + error.message + "): reload the page.";
+    });
+  return () => {
+    gd.glassboxResize.disconnect();
+    if (window.Plotly) window.Plotly.purge(gd);
+  };
+}
