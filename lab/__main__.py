@@ -17,10 +17,11 @@ WIDTH = 100
 
 def check_file(path: Path, seed: int | None) -> int:
     """Print one row per exercise for the student's file; 0 when every one passes."""
-    from lab.checks import EXERCISES, MISSING, PASSED, Report, check
     from lab.student import load
 
-    student = load(path)
+    student = load(path)  # before torch is imported: a missing file is said at once
+    from lab.checks import EXERCISES, MISSING, PASSED, Report, check
+
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     for error in student.errors:
         print(f"{path}: {error}")

@@ -272,11 +272,14 @@ def attention_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
     q, k, v = _randn(g, 2, 3, T, Dh), _randn(g, 2, 3, S, Dh), _randn(g, 2, 3, S, Dh)
     mask = torch.rand(T, S, generator=g) < 0.6
     mask[torch.arange(T), torch.randint(S, (T,), generator=g)] = True  # a key for each query
+    per_batch = torch.stack([mask, mask.flip(-1)])[:, None]  # [2, 1, T, S]
     cases = [
         Case(f"batch [2, 3], T={T} queries, S={S} keys, Dh={Dh}, no mask", (q, k, v, None),
              solutions.attention(q, k, v)),
         Case(f"batch [2, 3], T={T}, S={S}, a random mask [{T}, {S}]", (q, k, v, mask),
              solutions.attention(q, k, v, mask)),
+        Case(f"batch [2, 3], T={T}, S={S}, a mask [2, 1, {T}, {S}] (one per sentence)",
+             (q, k, v, per_batch), solutions.attention(q, k, v, per_batch)),
     ]  # fmt: skip
     for name, causal in (("clm", True), ("mlm", False)):
         text, t, i = _real(name, rng, g)
@@ -312,7 +315,7 @@ def attention_fact(got: Any, case: Case) -> tuple[str | None, str]:
     idx = _first((sums - 1).abs() > ATOL + RTOL)
     if idx is not None:
         row = _index(idx)[:-1] + ", :]"
-        return f"row weights{row} sums to {sums[idx].item():.4f}", (
+        return f"row {idx[-1]} of the weights (weights{row}) sums to {sums[idx].item():.4f}", (
             "a softmax over the keys (dim=-1) makes every row sum to 1"
         )
     mask = case.args[3]
