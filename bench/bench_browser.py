@@ -2,7 +2,8 @@
 
     python bench/bench_browser.py [--start-runs 5] [--runs 10] [--page attention]
                                   [--start-page tokens] [--pages all] [--page-runs 4]
-                                  [--sessions 30]
+                                  [--sessions 30] [--whole-runs 12] [--whole-pages ...]
+    python bench/bench_browser.py --whole-page-only [--whole-runs 12]   # only the whole page
 
 Serves the real app (app.py) and a trivial one-widget page (bench/trivial_app.py) the same
 way (`streamlit run`, headless, no file watcher, a free local port), drives both with
@@ -30,6 +31,44 @@ garbage collection after each run):
             there until the text changes). Compared with the trivial page's sentence time.
   memory    server RSS: after start, with every shipped model loaded (each page visited
             once) and after --sessions sessions, each with its own sentence on two pages.
+
+The whole page (issue 25; --whole-runs new sentences on each page that takes the shared
+sentence: tokens, positional, attention, masked, causal, and compare mode on the attention
+page, each in a fresh session, the first sentence a warm-up; --whole-page-only prints only
+these two tables). Table 1, medians:
+
+  whole main area  Ctrl+Enter in the sidebar's sentence box -> the whole main area shows
+            the new sentence and none of the old one. Its words (the mlm tokenizer's tokens:
+            words of 3+ letters, no special tokens, numbers, word pieces or very common
+            words) must each appear as a whole word (no letter or digit beside it) in some
+            text node under [data-testid="stMain"] (SVG text included: Plotly's tick
+            labels), and the old sentence's words not in the new one in none (compare mode:
+            the second sentence's words are left out of both; so are words a page shows
+            whatever its sentence, seen on the first two sentences, and printed). A
+            MutationObserver checks on each callback and records (time, signature) when it
+            changes; once the page is idle, "done" is the first change from which the
+            signature stayed final. A run that ends with old words shown (or new ones
+            missing) is listed with where they are, not counted.
+  / trivial The trivial page measured the same way (its echo; Enter in its box), before and
+            after the pages, pooled. Goal 2.5x (issue 25). Its echo timed as the sentence
+            row times it (the first change) is printed beside.
+  first chart  the same key press -> the first chart whose data changed (the "pages" rows'
+            measure), from the same runs.
+
+Table 2, where the time goes (means over the runs, ms from the key press): the first
+websocket message from the server; the script-finished message (field 6 of a ForwardMsg,
+as tests/e2e/harness.py counts them); the first chart; the whole page; the server run
+(first message -> script finished) and what the browser still did after it (whole page -
+script finished); the messages to the main area / sidebar / other and their bytes (each
+message's type and element are read from its protobuf, and listed per page below the
+tables); each Plotly.react call (wrapped once Plotly is loaded: count and synchronous ms,
+per chart: when it started and when its promise resolved), plotly_afterplot events and
+Plots.resize calls; the sidebar's "Forward pass" figure (the server's model time). Then the
+browser's main thread: long tasks and long animation frames (PerformanceObserver, >= 50 ms;
+the entry types Chromium supports are printed) overlapping key press -> done; the
+renderer's task / script / layout / style time (the DevTools protocol's Performance
+metrics) from the key press until the page is quiet (150 ms without a DOM change); and the
+cost of this benchmark's own observer callbacks (total ms and count).
 
 "Committed" and "drawn" are timed inside the page: from the key press / click event to the
 DOM mutation that shows the result (a MutationObserver), so Playwright's round trips are
@@ -243,7 +282,9 @@ def app_runs(browser, page: str, texts: list[str], m: model.TransformerLM, runs:
 TRIVIAL_DEFAULTS = ("--runner.postScriptGC", "true")
 
 
-def trivial_runs(browser, runs: int, extra: tuple[str, ...] = TRIVIAL_DEFAULTS) -> dict:
+def trivial_runs(
+    browser, runs: int, extra: tuple[str, ...] = TRIVIAL_DEFAULTS, head: bool = True
+) -> dict:
     with harness.StreamlitServer("bench/trivial_app.py", None, *extra) as server:
         server.wait_healthy(timeout=60)
         ctx = harness.new_context(browser)
@@ -258,7 +299,7 @@ def trivial_runs(browser, runs: int, extra: tuple[str, ...] = TRIVIAL_DEFAULTS) 
             if i:
                 sentence_ms.append(ms)
         head_ms = []
-        for i in range(runs + 1):
+        for i in range(runs + 1 if head else 0):
             choice = [1, 2, 3, 0][i % 4]
             pg.get_by_test_id("stSelectbox").click()
             option = pg.get_by_role("option", name=str(choice), exact=True)
@@ -442,6 +483,583 @@ def memory(browser, m: model.TransformerLM, sessions: int) -> dict[str, float]:
     return out
 
 
+# -- the whole main area after a new sentence (issue 25) ------------------------------------
+
+# Added to a context after harness.INIT_SCRIPT: every websocket message's arrival time and
+# size, and the browser's long tasks and long animation frames (where Chromium has them).
+WHOLE_INIT_JS = """
+(() => {
+  const log = (window.__benchLog = { ws: [], perf: [], types: [] });
+  const CAP = 20000;
+  const varint = (b, i) => {
+    let v = 0, mul = 1;
+    for (;;) { const x = b[i++]; v += (x & 0x7f) * mul; if (x < 0x80) return [v, i]; mul *= 128; }
+  };
+  // Calls fn(field, wire, start, end) for each field of the protobuf message in b[i:end]
+  // (a varint's value as start); stops where fn returns false.
+  const walk = (b, i, end, fn) => {
+    while (i < end) {
+      let tag, v;
+      [tag, i] = varint(b, i);
+      const field = Math.floor(tag / 8), wire = tag % 8;
+      if (wire === 0) { [v, i] = varint(b, i); if (fn(field, wire, v, v) === false) return; }
+      else if (wire === 2) {
+        [v, i] = varint(b, i);
+        if (fn(field, wire, i, i + v) === false) return;
+        i += v;
+      } else if (wire === 1) i += 8;
+      else if (wire === 5) i += 4;
+      else return;
+    }
+  };
+  const CONFIG = new Set([57, 58, 61, 65]);  // Element fields that are not its type
+  // [ForwardMsg field of its type, delta_path[0] (0 main, 1 sidebar), Element field or
+  // 'block' / 'transient']
+  const what = (b) => {
+    let type = null, root = null, el = null;
+    walk(b, 0, b.length, (f, w, s, e) => {
+      if (f === 2 && w === 2) {
+        walk(b, s, e, (g, w2, s2) => {
+          if (g !== 2) return true;
+          root = w2 === 2 ? varint(b, s2)[0] : s2;
+          return false;
+        });
+      } else if (f !== 1) {
+        type = f;
+        if (f === 5 && w === 2) walk(b, s, e, (g, w2, s2, e2) => {
+          if (g === 3 && w2 === 2) {
+            walk(b, s2, e2, (h) => (CONFIG.has(h) ? true : ((el = h), false)));
+            return false;
+          }
+          if (g === 6 || g === 9) { el = g === 6 ? 'block' : 'transient'; return false; }
+          return true;
+        });
+      }
+      return true;
+    });
+    return [type, root, el];
+  };
+  const Base = window.WebSocket;
+  class Logged extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        const d = e.data, t = performance.now();
+        if (log.ws.length >= CAP) return;
+        if (!(d instanceof ArrayBuffer)) {
+          log.ws.push([t, String(d).length, null, null, null]);
+          return;
+        }
+        let kind = [null, null, null];
+        try { kind = what(new Uint8Array(d)); } catch (err) { log.error = String(err); }
+        log.ws.push([t, d.byteLength, ...kind]);
+      });
+    }
+  }
+  window.WebSocket = Logged;
+  const supported = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
+  log.types = ['longtask', 'long-animation-frame'].filter((t) => supported.includes(t));
+  for (const type of log.types) {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if (log.perf.length < CAP)
+          log.perf.push([type, e.startTime, e.duration, e.blockingDuration || 0]);
+      }
+    }).observe({ type, buffered: true });
+  }
+})();
+"""
+
+# Arms one measurement: the start is the next Enter keydown; a MutationObserver then checks,
+# on every callback, which of the new sentence's words `neu` are missing from the text
+# nodes under stMain and which of the old one's `old` are still there (whole words:
+# letters and digits around them do not count), and records (time, signature) whenever
+# that changes. Also: the first chart whose data changed (the first-chart figure), every
+# Plotly.react and Plots.resize call (timed), plotly_afterplot events, the callbacks' cost.
+WHOLE_ARM_JS = """
+([neu, old]) => {
+  const L = window.__benchLog;
+  L.ws.length = 0;
+  L.perf.length = 0;
+  const keyOf = (el) => {
+    const box = el && el.closest && el.closest('[class*="st-key-"]');
+    const m = box && box.className.match(/st-key-(\\S+)/);
+    return m ? m[1] : '?';
+  };
+  const P = window.Plotly;
+  if (P && !P.__benchWrapped) {
+    P.__benchWrapped = true;
+    const react = P.react, resize = P.Plots.resize;
+    P.react = function (gd, ...rest) {
+      const rec = { key: keyOf(gd), t0: performance.now(), sync: 0, end: null };
+      if (window.__whole) window.__whole.reacts.push(rec);
+      const out = react.call(this, gd, ...rest);
+      rec.sync = performance.now() - rec.t0;
+      Promise.resolve(out).then(() => { rec.end = performance.now(); }, () => {});
+      return out;
+    };
+    P.Plots.resize = function (gd, ...rest) {
+      if (window.__whole) window.__whole.resizes += 1;
+      return resize.call(this, gd, ...rest);
+    };
+  }
+  const b = (window.__whole = {
+    start: null, firstChart: null, changes: [], lastMutation: 0, cbMs: 0, cbN: 0,
+    reacts: [], resizes: 0, afterplots: 0,
+  });
+  const main = () => document.querySelector('[data-testid="stMain"]');
+  const WORD = /[\\p{L}\\p{N}]+/gu;
+  const words = () => {
+    const set = new Set(), root = main();
+    if (!root) return set;
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const p = n.parentNode.nodeName;
+      if (p === 'STYLE' || p === 'SCRIPT') continue;
+      const m = n.data.toLowerCase().match(WORD);
+      if (m) for (const w of m) set.add(w);
+    }
+    return set;
+  };
+  b.signature = () => {
+    const s = words();
+    const missing = neu.filter((w) => !s.has(w)), stale = old.filter((w) => s.has(w));
+    return { missing, stale, key: missing.join(',') + '|' + stale.join(',') };
+  };
+  // Where a word is still shown: the closest element key or test id of each text node.
+  b.where = (word) => {
+    const out = new Set(), root = main(), re = new RegExp('(^|[^\\\\p{L}\\\\p{N}])' + word +
+      '($|[^\\\\p{L}\\\\p{N}])', 'iu');
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (!re.test(n.data)) continue;
+      const el = n.parentElement;
+      const tid = el.closest('[data-testid]');
+      out.add(keyOf(el) + '/' + (tid ? tid.getAttribute('data-testid') : '?'));
+    }
+    return [...out];
+  };
+  const charts = () => [...document.querySelectorAll('.js-plotly-plot')];
+  const before = new Map(charts().map((gd) =>
+    [gd, { ref: gd.data, sig: JSON.stringify(gd.data || []) }]));
+  const chartChanged = () => charts().some((gd) => {
+    const was = before.get(gd);
+    if (was && was.ref === gd.data) return false;
+    const sig = JSON.stringify(gd.data || []);
+    if (was) was.ref = gd.data;
+    return !was ? sig !== '[]' : sig !== was.sig;
+  });
+  let last = b.signature().key;
+  b.initial = last;
+  for (const gd of charts()) gd.on && gd.on('plotly_afterplot', () => { b.afterplots += 1; });
+  const mark = (e) => {
+    if (e.key !== 'Enter' || b.start !== null) return;
+    b.start = performance.now();
+    window.removeEventListener('keydown', mark, { capture: true });
+  };
+  window.addEventListener('keydown', mark, { capture: true });
+  b.observer = new MutationObserver(() => {
+    if (b.start === null) return;
+    const t0 = performance.now();
+    b.lastMutation = t0;
+    if (b.firstChart === null && chartChanged()) b.firstChart = t0;
+    const sig = b.signature();
+    if (sig.key !== last) { last = sig.key; b.changes.push([t0, sig.key]); }
+    b.cbMs += performance.now() - t0;
+    b.cbN += 1;
+  });
+  b.observer.observe(document.body, { subtree: true, childList: true, attributes: true,
+                                      characterData: true });
+}
+"""
+
+# Quiet: the measurement started and no DOM change for 150 ms.
+QUIET_JS = """() => { const b = window.__whole;
+  return b.start !== null && performance.now() - Math.max(b.lastMutation, b.start) > 150; }"""
+
+# The measurement's result, after the page is idle: "done" is the first change from which
+# the signature stayed as it is now (null when new words are missing or old ones remain).
+WHOLE_RESULT_JS = """
+() => {
+  const b = window.__whole, L = window.__benchLog, g = window.__glassbox;
+  b.observer.disconnect();
+  const final = b.signature();
+  let done = null;
+  const lastChange = b.changes[b.changes.length - 1];
+  if (!final.missing.length && !final.stale.length) {
+    done = lastChange && lastChange[1] === final.key ? lastChange[0] : null;
+  }
+  const rel = (t) => (t === null || t === undefined ? null : t - b.start);
+  const finishedAt = g.lastDoneAt ? g.lastDoneAt - performance.timeOrigin : null;
+  const end = done === null ? performance.now() : done;
+  const overlap = (type) => {
+    let ms = 0, n = 0, blocking = 0;
+    for (const [t, s, d, blk] of L.perf) {
+      if (t !== type) continue;
+      const cut = Math.min(s + d, end) - Math.max(s, b.start);
+      if (cut > 0) { ms += cut; n += 1; blocking += blk; }
+    }
+    return { ms, n, blocking };
+  };
+  const ws = L.ws.filter(([t]) => t >= b.start);
+  const stale = {};
+  for (const w of final.stale) stale[w] = b.where(w);
+  return {
+    done: rel(done), firstChart: rel(b.firstChart), missing: final.missing, stale,
+    initial: b.initial, changes: b.changes.length,
+    firstMsg: ws.length ? rel(ws[0][0]) : null,
+    lastMsg: ws.length ? rel(ws[ws.length - 1][0]) : null,
+    msgs: ws.length, bytes: ws.reduce((a, [, n]) => a + n, 0),
+    census: ws.map(([t, n, type, root, el]) => [n, type, root, el, rel(t)]),
+    finished: finishedAt !== null && finishedAt >= b.start ? rel(finishedAt) : null,
+    longtask: overlap('longtask'), loaf: overlap('long-animation-frame'), types: L.types,
+    reacts: b.reacts.map((r) => ({ key: r.key, t0: rel(r.t0), sync: r.sync, end: rel(r.end) })),
+    resizes: b.resizes, afterplots: b.afterplots, cbMs: b.cbMs, cbN: b.cbN,
+  };
+}
+"""
+
+# The words of `vocab` that some text node under stMain shows (whole words).
+PRESENT_JS = """
+(vocab) => {
+  const set = new Set(), root = document.querySelector('[data-testid="stMain"]');
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const m = n.data.toLowerCase().match(/[\\p{L}\\p{N}]+/gu);
+    if (m) for (const w of m) set.add(w);
+  }
+  return vocab.filter((w) => set.has(w));
+}
+"""
+# Too common to tell two sentences apart (the sentences are padded with "the").
+COMMON = frozenset(
+    "the a an and or of to in on at by for with from is was are be it its this that as not "
+    "no he she they we you his her their".split()
+)
+# Compare mode's second sentence: its own words, and one word of each of the three word
+# groups the benchmark's sentences cycle through (sentences()), so every new sentence shares
+# one word with it and the page draws its comparison of that word.
+SECOND = "the king walked along the river to the bank with cash"
+CHART_ELEMENT = 59  # Element.bidi_component: a st.components.v2 element (ui.plot's charts)
+CDP_METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+
+
+def shown_words(m: model.TransformerLM, text: str) -> set[str]:
+    """The words of `text` that the pages show as whole tokens: its tokens that are words
+    of three letters or more, not the first piece of a word cut into pieces, not special
+    tokens or numbers, and not too common to tell sentences apart (lower case)."""
+    tokens = m.encode(text).tokens
+    out = set()
+    for k, tok in enumerate(tokens):
+        after = tokens[k + 1] if k + 1 < len(tokens) else ""
+        if tok.isalpha() and len(tok) >= 3 and not after.startswith("##"):
+            out.add(tok.lower())
+    return out - COMMON
+
+
+def cdp_metrics(cdp) -> dict[str, float]:
+    """The renderer's cumulative task, script, layout and style times (s), from the
+    DevTools protocol's Performance domain."""
+    got = {x["name"]: x["value"] for x in cdp.send("Performance.getMetrics")["metrics"]}
+    return {k: got.get(k, 0.0) for k in CDP_METRICS}
+
+
+def forward_ms(pg) -> float | None:
+    """The sidebar's "Forward pass" figure (ms), where the page shows one."""
+    value = pg.get_by_test_id("stSidebar").get_by_test_id("stMetricValue")
+    with contextlib.suppress(Exception):
+        if value.count():
+            return float(value.first.text_content(timeout=2000).split()[0].replace(",", ""))
+    return None
+
+
+def whole_inputs(pg, box, texts: list[str], runs: int, m, skip: set[str], press: str) -> dict:
+    """Commit each of texts[1:runs + 2] in `box` (texts[0] is shown; the first new one warms
+    up, not counted) and measure each until the whole main area shows it (WHOLE_ARM_JS).
+    Words the page shows whatever its sentence (a caption's, a prediction's: seen on the
+    first two sentences) and `skip` are left out of the check."""
+    vocab = sorted(set().union(*(shown_words(m, t) for t in texts)))
+    ambient = set(pg.evaluate(PRESENT_JS, vocab)) - shown_words(m, texts[0])
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("Performance.enable")
+    out = []
+    for i, text in enumerate(texts[1 : runs + 2]):
+        now, was = shown_words(m, text), shown_words(m, texts[i])
+        box.fill(text)
+        done_before = harness.runs(pg)
+        left_out = skip | ambient
+        pg.evaluate(WHOLE_ARM_JS, [sorted(now - left_out), sorted(was - now - left_out)])
+        before = cdp_metrics(cdp)
+        box.press(press)
+        harness.wait_idle(pg, done_before + 1, timeout=60)
+        pg.wait_for_function(QUIET_JS, timeout=30_000, polling=50)
+        after = cdp_metrics(cdp)
+        r = pg.evaluate(WHOLE_RESULT_JS)
+        r["cdp"] = {k: (after[k] - before[k]) * 1000 for k in CDP_METRICS}
+        r["forward"] = forward_ms(pg)
+        r["runs"] = harness.runs(pg) - done_before
+        if i == 0:
+            ambient |= set(pg.evaluate(PRESENT_JS, vocab)) - now
+        else:
+            out.append(r)
+    cdp.detach()
+    return {"runs": out, "ambient": sorted(ambient - skip)}
+
+
+def whole_case(browser, server, case: str, texts: list[str], runs: int, m) -> dict:
+    """One page (or compare mode) in a fresh session: `runs` new sentences, each measured
+    until the whole main area shows it."""
+    ctx = harness.new_context(browser)
+    ctx.add_init_script(WHOLE_INIT_JS)
+    try:
+        pg = ctx.new_page()
+        page = "attention" if case == "compare" else case
+        url = app_url(server, page, texts[0])
+        skip = set()
+        if case == "compare":
+            url += "&" + urlencode({"compare": SECOND}, quote_via=quote)
+            skip = shown_words(m, SECOND)
+        harness.open_app(pg, url, timeout=120, charts=True)
+        box = pg.get_by_test_id("stSidebar").get_by_role("textbox", name="Sentence")
+        return whole_inputs(pg, box, texts, runs, m, skip, "Control+Enter")
+    finally:
+        ctx.close()
+
+
+WHOLE_CASES = [*SHARED, "compare"]
+
+
+def whole_pages(browser, cases: list[str], m, runs: int) -> dict:
+    """{case: whole_inputs(...)} for every page that takes the shared sentence; {} for a
+    page that could not be driven."""
+    out = {}
+    with harness.StreamlitServer("app.py") as server:
+        server.wait_healthy(timeout=120)
+        for n, case in enumerate(cases):
+            texts = sentences(m, runs + 2, offset=300 + 20 * n)
+            try:
+                out[case] = whole_case(browser, server, case, texts, runs, m)
+            except Exception as err:  # noqa: BLE001 - one page's failure must not lose the table
+                print(f"  {case}: not measured ({type(err).__name__}: {str(err)[:160]})",
+                      flush=True)  # fmt: skip
+                out[case] = {"runs": [], "ambient": []}
+    return out
+
+
+def trivial_whole(browser, m, runs: int) -> dict:
+    """The trivial page measured the same way: its text box, Enter, until the main area
+    (its echo) shows the new sentence's words and none of the old one's."""
+    with harness.StreamlitServer("bench/trivial_app.py", None, *TRIVIAL_DEFAULTS) as server:
+        server.wait_healthy(timeout=60)
+        ctx = harness.new_context(browser)
+        ctx.add_init_script(WHOLE_INIT_JS)
+        try:
+            pg = ctx.new_page()
+            harness.open_app(pg, server.url)
+            box = pg.get_by_label("Sentence")
+            texts = sentences(m, runs + 2, offset=700)
+            harness.after_rerun(pg, lambda: (box.fill(texts[0]), box.press("Enter")), 60)
+            return whole_inputs(pg, box, texts, runs, m, set(), "Enter")
+        finally:
+            ctx.close()
+
+
+def _mean(values: list) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.fmean(values) if values else None
+
+
+def _ms(value: float | None, digits: int = 0) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def why_not(r: dict) -> str:
+    """Why a run has no "done": the new words missing, the old ones left (and where)."""
+    parts = []
+    if r["missing"]:
+        parts.append("new words missing: " + ", ".join(r["missing"]))
+    if r["stale"]:
+        parts.append("old words left: " + "; ".join(
+            f"{w} in {', '.join(where)}" for w, where in r["stale"].items()))  # fmt: skip
+    return " / ".join(parts) or "no final change seen"
+
+
+def whole_table(whole: dict, trivial: dict, echo: list[float]) -> None:
+    """Table 1: the whole main area and the first chart, medians, against the trivial page
+    measured the same way; the runs that never showed the whole new sentence, and why."""
+    base = [r["done"] for r in trivial["runs"] if r["done"] is not None]
+    t = median_ms(base) if base else None
+    goal = GOALS["sentence"]
+    print(f"\nA new sentence -> the whole main area shows it (medians; the trivial page measured "
+          f"the same way: {_ms(t)} ms over {len(base)} runs; its echo as the first-chart "
+          f"column times it: {_ms(median_ms(echo) if echo else None)} ms)\n")  # fmt: skip
+    print("| page | whole main area (ms) | / trivial | goal | met | first chart (ms) "
+          "| / trivial | runs | not done |")  # fmt: skip
+    print("|---|---:|---:|---:|:-:|---:|---:|---:|---|")
+    notes = []
+    for case, res in whole.items():
+        runs = res["runs"]
+        done = [r["done"] for r in runs if r["done"] is not None]
+        first = [r["firstChart"] for r in runs if r["firstChart"] is not None]
+        d, f = (median_ms(done) if done else None), (median_ms(first) if first else None)
+        ratio = f"{d / t:.1f}x" if d and t else "n/a"
+        met = ("yes" if d / t <= goal else "no") if d and t else ""
+        fratio = f"{f / t:.1f}x" if f and t else "n/a"
+        missed = [r for r in runs if r["done"] is None]
+        print(f"| {case} | {_ms(d)} | {ratio} | {goal:.1f}x | {met} | {_ms(f)} | {fratio} "
+              f"| {len(runs)} | {len(missed) or ''} |")  # fmt: skip
+        notes += [f"  {case}, run {runs.index(r) + 1}: {why_not(r)}" for r in missed]
+    if notes:
+        print("\nruns with no whole-page time (reported, not counted):")
+        print("\n".join(notes))
+    print(
+        "\nwords left out of the check because the page shows them whatever its sentence: "
+        + "; ".join(f"{c}: {', '.join(r['ambient']) or '-'}" for c, r in whole.items())
+    )
+
+
+def census(r: dict) -> dict[str, dict[str, list]]:
+    """One run's websocket messages by where they go: {"main" | "sidebar" | "other":
+    {element or message type: [count, bytes]}}."""
+    from streamlit.proto.Element_pb2 import Element
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    elements = {f.number: f.name for f in Element.DESCRIPTOR.fields}
+    types = {f.number: f.name for f in ForwardMsg.DESCRIPTOR.fields}
+    out: dict[str, dict[str, list]] = {"main": {}, "sidebar": {}, "other": {}}
+    for n, kind, root, el, _ in r["census"]:
+        if kind == 5:  # a delta
+            part = {0: "main", 1: "sidebar"}.get(root, "other")
+            name = elements.get(el, str(el)) if isinstance(el, int) else str(el)
+        else:
+            part, name = "other", types.get(kind, str(kind))
+        cell = out[part].setdefault(name, [0, 0])
+        cell[0] += 1
+        cell[1] += n
+    return out
+
+
+def census_lines(rows: dict) -> None:
+    """Each page's messages for one new sentence (means over the runs): what they carry."""
+    print("\nwebsocket messages for one new sentence (means over the runs: count, KiB):")
+    for case, res in rows.items():
+        runs = res["runs"]
+        if not runs:
+            continue
+        where = [census(r) for r in runs]
+        cells = []
+        for part in ("main", "sidebar", "other"):
+            names = sorted({k for w in where for k in w[part]})
+            items = []
+            for name in names:
+                count = statistics.fmean([w[part].get(name, [0, 0])[0] for w in where])
+                kib = statistics.fmean([w[part].get(name, [0, 0])[1] for w in where]) / 1024
+                items.append((kib, f"{name} {count:.1f} ({kib:.1f})"))
+            cells.append(f"{part}: " + ", ".join(x for _, x in sorted(items, reverse=True)))
+        print(f"  {case}: " + " | ".join(cells))
+
+
+def parts_table(whole: dict, trivial: dict) -> None:
+    """Table 2: where the time goes, means over the runs (ms from the Enter key press)."""
+    print(
+        "\nWhere the time goes (means over the runs; ms from the Enter key press). Server run: "
+        "the first message -> the script-finished message; after it: whole page - script "
+        "finished (the browser's work left once the server is done); msgs: websocket "
+        "messages from the server, to the main area / the sidebar / other (session, status, "
+        "script finished); charts: Plotly.react calls and their synchronous ms in all, "
+        "plotly_afterplot events, Plots.resize calls; forward pass: the sidebar's figure\n"
+    )
+    print(
+        "| page | first msg | script finished | first chart | whole page | server run "
+        "| after it | msgs | KiB | charts: react n, ms / afterplot / resize | forward pass |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = {"trivial": trivial, **whole}
+    for case, res in rows.items():
+        runs = res["runs"]
+        if not runs:
+            print(f"| {case} | n/a |")
+            continue
+
+        def g(key: str, runs: list = runs) -> float | None:
+            return _mean([r[key] for r in runs])
+
+        def gap(a: str, b: str, runs: list = runs) -> float | None:
+            return _mean([r[b] - r[a] for r in runs if r[a] is not None and r[b] is not None])
+
+        where = [census(r) for r in runs]
+        msgs = " / ".join(
+            _ms(_mean([sum(n for n, _ in w[part].values()) for w in where]), 1)
+            for part in ("main", "sidebar", "other")
+        )
+        charts = (
+            f"{_ms(_mean([len(r['reacts']) for r in runs]), 1)}, "
+            f"{_ms(_mean([sum(x['sync'] for x in r['reacts']) for r in runs]))} / "
+            f"{_ms(g('afterplots'), 1)} / {_ms(g('resizes'), 1)}"
+        )
+        print(
+            f"| {case} | {_ms(g('firstMsg'))} | {_ms(g('finished'))} | {_ms(g('firstChart'))} "
+            f"| {_ms(g('done'))} | {_ms(gap('firstMsg', 'finished'))} "
+            f"| {_ms(gap('finished', 'done'))} | {msgs} "
+            f"| {_ms(_mean([r['bytes'] / 1024 for r in runs]), 1)} | {charts} "
+            f"| {_ms(g('forward'), 1)} |"
+        )
+    types = next((r["types"] for res in rows.values() for r in res["runs"]), [])
+    print("\nThe browser's main thread (means over the runs, ms): long tasks (>= 50 ms) and "
+          "long animation frames between the key press and the whole page shown, with their "
+          "count; the renderer's task / script / layout / style time (DevTools Performance "
+          "metrics) from the key press until the page was quiet (150 ms without a DOM "
+          "change); this benchmark's own MutationObserver callbacks: their total and count. "
+          f"Entry types Chromium has: {', '.join(types) or 'none'}\n")  # fmt: skip
+    print("| page | long tasks | long animation frames (blocking) | task | script | layout "
+          "| style | observer callbacks |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for case, res in rows.items():
+        runs = res["runs"]
+        if not runs:
+            continue
+        lt = [r["longtask"] for r in runs]
+        lf = [r["loaf"] for r in runs]
+        cdp = {k: _mean([r["cdp"][k] for r in runs]) for k in CDP_METRICS}
+        loaf = (f"{_ms(_mean([x['ms'] for x in lf]))} ({_ms(_mean([x['n'] for x in lf]), 1)}; "
+                f"{_ms(_mean([x['blocking'] for x in lf]))})")  # fmt: skip
+        print(f"| {case} | {_ms(_mean([x['ms'] for x in lt]))} "
+              f"({_ms(_mean([x['n'] for x in lt]), 1)}) | {loaf} | "
+              + " | ".join(_ms(cdp[k]) for k in CDP_METRICS)
+              + f" | {_ms(_mean([r['cbMs'] for r in runs]), 1)} "
+              f"({_ms(_mean([r['cbN'] for r in runs]))}) |")  # fmt: skip
+    print(
+        "\neach chart's redraw (Plotly.react, means per run: calls x synchronous ms; "
+        "started / drawn, ms from the key press):"
+    )
+    for case, res in whole.items():
+        per: dict[str, list] = {}
+        for r in res["runs"]:
+            for x in r["reacts"]:
+                per.setdefault(x["key"], []).append(x)
+        n = len(res["runs"]) or 1
+        cells = [
+            f"{key} {len(xs) / n:.1f}x {_mean([x['sync'] for x in xs]):.0f} ms "
+            f"({_ms(_mean([x['t0'] for x in xs]))} / {_ms(_mean([x['end'] for x in xs]))})"
+            for key, xs in per.items()
+        ]
+        print(f"  {case}: " + ("; ".join(cells) or "none"))
+        arrived = [[c[4] for c in r["census"] if c[1] == 5 and c[3] == CHART_ELEMENT]
+                   for r in res["runs"]]  # fmt: skip
+        if arrived and all(len(a) == len(arrived[0]) for a in arrived):
+            times = ", ".join(_ms(_mean(list(col))) for col in zip(*arrived, strict=True))
+            print(f"    its chart payloads arrived at {times or '-'} ms (in the order sent)")
+    census_lines(rows)
+    print("\nall runs (ms, whole page / first chart; * where a key press ran the script "
+          "other than once):")  # fmt: skip
+    for case, res in rows.items():
+        cells = [
+            f"{_ms(r['done'])}/{_ms(r['firstChart'])}{'' if r['runs'] == 1 else '*'}"
+            for r in res["runs"]
+        ]
+        print(f"  {case:10s} " + " ".join(cells))
+
+
 def ratio_row(
     label: str, app: list[float], trivial: list[float], goal: float, same: list[float]
 ) -> str:
@@ -465,8 +1083,20 @@ def main() -> None:
                         f"of {', '.join(CASES)}")  # fmt: skip
     parser.add_argument("--page-runs", type=int, default=4, help="new inputs per page")
     parser.add_argument("--sessions", type=int, default=30, help="0: no memory measurement")
+    parser.add_argument("--whole-runs", type=int, default=12, help="new sentences per page "
+                        "for the whole-page tables (0: none)")  # fmt: skip
+    parser.add_argument("--whole-pages", default=",".join(WHOLE_CASES), help="a comma list "
+                        f"of {', '.join(WHOLE_CASES)}")  # fmt: skip
+    parser.add_argument("--whole-page-only", action="store_true", help="only the whole-page "
+                        "tables (and the trivial page they are compared with)")  # fmt: skip
     args = parser.parse_args()
     cases = {"all": list(CASES), "none": []}.get(args.pages, args.pages.split(","))
+    whole_cases = [c for c in args.whole_pages.split(",") if c]
+    if unknown := [c for c in whole_cases if c not in WHOLE_CASES]:
+        parser.error(f"--whole-pages: unknown {', '.join(unknown)}")
+    if args.whole_page_only:
+        whole_only(args, whole_cases)
+        return
 
     chromium = harness.find_chromium()
     if chromium is None:
@@ -496,6 +1126,7 @@ def main() -> None:
         load.append(os.getloadavg()[0])
         pages = every_page(browser, cases, m, args.page_runs)
         load.append(os.getloadavg()[0])
+        whole = measure_whole(browser, m, whole_cases, args.whole_runs, load)
         rss = memory(browser, m, args.sessions) if args.sessions else {}
         load.append(os.getloadavg()[0])
         browser.close()
@@ -549,6 +1180,52 @@ def main() -> None:
     for who, res in [*results.items(), ("pages", pages)]:
         for key, values in res.items():
             print(f"  {who:8s} {key:16s} " + " ".join(f"{v:.0f}" for v in values))
+    if whole:
+        report_whole(whole)
+
+
+def measure_whole(browser, m, cases: list[str], runs: int, load: list[float]) -> dict:
+    """The whole-page measurements: the trivial page before and after the pages (pooled),
+    its echo as the first-chart column times it, and each page; the load averages seen."""
+    if not runs or not cases:
+        return {}
+    trivial = trivial_whole(browser, m, runs)
+    echo = trivial_runs(browser, runs, head=False)["sentence"]
+    load.append(os.getloadavg()[0])
+    pages = whole_pages(browser, cases, m, runs)
+    load.append(os.getloadavg()[0])
+    again = trivial_whole(browser, m, runs)
+    load.append(os.getloadavg()[0])
+    trivial = {"runs": trivial["runs"] + again["runs"], "ambient": trivial["ambient"]}
+    return {"echo": echo, "trivial": trivial, "pages": pages}
+
+
+def report_whole(whole: dict) -> None:
+    whole_table(whole["pages"], whole["trivial"], whole["echo"])
+    parts_table(whole["pages"], whole["trivial"])
+
+
+def whole_only(args, cases: list[str]) -> None:
+    """--whole-page-only: the two whole-page tables, nothing else."""
+    chromium = harness.find_chromium()
+    if chromium is None:
+        sys.exit("no Chromium: apt-get install chromium (or set GLASSBOX_CHROMIUM)")
+    m = model.load("mlm", device="cpu")
+    load = [os.getloadavg()[0]]
+    with sync_playwright() as pw:
+        browser = harness.launch(pw, chromium)
+        whole = measure_whole(browser, m, cases, args.whole_runs, load)
+        browser.close()
+    import streamlit
+
+    print(
+        f"\nBrowser benchmark, whole page: {args.whole_runs} new {TOKENS}-token sentences per "
+        f"page, each page in a fresh session; {os.cpu_count()} CPUs, "
+        f"{platform.python_version()}, streamlit {streamlit.__version__}, load average (1 min) "
+        f"during the run {min(load):.1f}-{max(load):.1f} ({' '.join(f'{x:.1f}' for x in load)})"
+    )
+    if whole:
+        report_whole(whole)
 
 
 if __name__ == "__main__":
