@@ -4,11 +4,13 @@ import streamlit as st
 
 import analysis
 import viz
-from ui import cache, compare
+from ui import cache
 from ui.figures import chart
-from ui.frame import View, frame
-from ui.layers import layer_grid
-from ui.query import follow_query_box
+from ui.frame import frame
+from ui.parts import compare
+from ui.parts.attention.computation import HEAD_STEPS, draw_step
+from ui.parts.attention.grid import layer_grid
+from ui.parts.attention.query import follow_query_box
 from ui.show import (
     download_csv,
     download_json,
@@ -17,7 +19,7 @@ from ui.show import (
     token_labels,
     window_picker,
 )
-from ui.steps import STEPS, draw_step
+from ui.view import View
 
 
 # One head, its layer's average (or the same head on sentence B), one query followed, and
@@ -60,8 +62,8 @@ def head_view(view: View, other) -> None:
 
     st.subheader(f"Step by step: layer {layer + 1}, head {head + 1}")
     step = st.radio(
-        "Step", range(len(STEPS)), index=None, key="att_step", horizontal=True,
-        format_func=STEPS.__getitem__, help="Walk through the computation of the head above.",
+        "Step", range(len(HEAD_STEPS)), index=None, key="att_step", horizontal=True,
+        format_func=HEAD_STEPS.__getitem__, help="Walk through the computation of the head above.",
     )  # fmt: skip
     if step is None:
         st.caption("Pick a step to see this head's real numbers, from X to the output.")

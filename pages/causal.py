@@ -4,9 +4,10 @@ import streamlit as st
 
 import model
 import viz
-from ui import cache, generate, training
+from ui import cache
 from ui.figures import chart
-from ui.frame import View, frame
+from ui.frame import frame
+from ui.parts.causal import generation, gpt_targets, sampling_controls
 from ui.show import (
     download_csv,
     keep_state,
@@ -15,6 +16,7 @@ from ui.show import (
     token_labels,
     window_picker,
 )
+from ui.view import View
 
 
 def causal_mask(view: View) -> None:
@@ -50,7 +52,7 @@ def next_token(view: View) -> None:
     t, name, device = view.trace, view.model_name, view.device
     st.subheader("The next token")
     st.latex(r"p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}")
-    sampling, bars = generate.sampling_controls()
+    sampling, bars = sampling_controls()
     probs = cache.next_distribution(tuple(int(i) for i in t.ids), name, device, sampling)
     vocab = cache.vocabulary(name, device)
     chart(
@@ -68,7 +70,7 @@ def next_token(view: View) -> None:
 def writing(view: View) -> None:
     """The next token's distribution, and the text written with the same settings."""
     next_token(view)
-    generate.generation(view)
+    generation(view)
 
 
 # Three sections in tabs: only the open one is computed and drawn, and its buttons and
@@ -80,7 +82,7 @@ def sections(view: View) -> None:
     lazy_sections("causal", {
         "The causal mask": lambda: causal_mask(view),
         "The next token, then generation": lambda: writing(view),
-        "How it learns": lambda: training.gpt_targets(view),
+        "How it learns": lambda: gpt_targets(view),
     })  # fmt: skip
 
 

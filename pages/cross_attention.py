@@ -7,12 +7,12 @@ import viz
 from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import Opened, body, open_page
+from ui.frame import frame
+from ui.parts.translation import reference, translated, two_banks
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
-from ui.translation import reference, show_timing, translated, two_banks
+from ui.view import Opened
 
-opened = open_page(
-    "cross_attention",
+INTRO = (
     "The encoder reads the English sentence with self-attention; the decoder writes Korean "
     "one token at a time, looking only **left** at what it wrote (masked self-attention) "
     "and, through **cross-attention**, at every English word: queries come from the "
@@ -104,7 +104,7 @@ def sections(t: Trace, where: tuple) -> None:
     })  # fmt: skip
 
 
-def draw(opened: Opened) -> None:
+def draw(opened: Opened) -> Trace:
     """The page below its header (ui.frame.body): drawn again for each new input."""
     name, device = opened.model_name, opened.device
     text, out, t = translated(opened)
@@ -127,7 +127,11 @@ def draw(opened: Opened) -> None:
     record |= {"probabilities": out.probs, "source_tokens": src.tokens, "target_tokens": t.tokens}
     record["cross_attention[layer][head][target][source]"] = [c.attention for c in t.cross_layers]
     download_json("Translation and cross-attention (JSON)", record, "xa_dl_json", "cross.json")
-    show_timing(opened, t)
+    return t  # the frame writes its timing after the page: the first chart leaves first
 
 
-body(draw, opened)
+frame(
+    "cross_attention",
+    draw,
+    INTRO,
+)

@@ -5,9 +5,11 @@ import streamlit as st
 import analysis
 import viz
 from model import Trace
-from ui import cache, compare, training
+from ui import cache
 from ui.figures import chart
-from ui.frame import View, frame
+from ui.frame import frame
+from ui.parts import compare
+from ui.parts.masked import bert_masking
 from ui.show import (
     download_json,
     keep_state,
@@ -17,6 +19,7 @@ from ui.show import (
     token_labels,
     window_picker,
 )
+from ui.view import View
 
 MAX_DRAWN = 6  # masks drawn as charts; the others are listed (a visitor may type 300)
 
@@ -73,8 +76,7 @@ def draw(view: View) -> None:
         analysis.word_positions(t.tokens),
         key="mask_tokens",
         format_func=labels.__getitem__,
-        help="Each chosen token is replaced by [MASK] before the model reads the sentence. "
-        "[MASK] typed in the sentence counts too.",
+        help="Each chosen token becomes [MASK] before the model reads it; so does a typed [MASK].",
     )
     k = c2.slider("Guesses to show", 1, 20, 5, key="mask_k")
     other = compare.second_sentence(view)
@@ -123,7 +125,7 @@ def draw(view: View) -> None:
     lazy_sections("masked", {
         "The guesses": guesses,
         "Where the [MASK] looked": lambda: mask_attention(mt, drawn, where),
-        "How BERT learns": lambda: training.bert_masking(view),
+        "How BERT learns": lambda: bert_masking(view),
     })  # fmt: skip
 
     st.subheader("Numbers")

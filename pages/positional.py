@@ -4,10 +4,10 @@ import streamlit as st
 
 import model
 import viz
-from ui import compare
 from ui.figures import chart
-from ui.frame import View, frame
-from ui.order import ORDER_PAIR, order_matters
+from ui.frame import frame
+from ui.parts import compare
+from ui.parts.positional import ORDER_PAIR, order_matters
 from ui.show import (
     download_csv,
     keep_state,
@@ -16,6 +16,7 @@ from ui.show import (
     token_labels,
     window_picker,
 )
+from ui.view import View
 
 
 def binary(view: View, window: tuple[int, int] | None) -> None:
@@ -93,7 +94,7 @@ def embedding_plus_position(view: View, window: tuple[int, int] | None) -> None:
 
 
 # Four sections in tabs: only the open one is computed and drawn, and its widgets rerun
-# only this part (a fragment). Why order matters is measured, not assumed (ui/order.py).
+# only this part (a fragment). Why order matters is measured, not assumed (ui/parts/positional.py).
 @st.fragment
 def sections(view: View, labels: list[str], window: tuple[int, int] | None) -> None:
     t, max_len = view.trace, view.model.max_len

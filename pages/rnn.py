@@ -3,15 +3,16 @@
 import streamlit as st
 
 import viz
+from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import Opened, body, open_page
+from ui.frame import frame
+from ui.parts.translation import reference, translated
 from ui.registry import BY_KEY
 from ui.show import download_csv, download_json
-from ui.translation import reference, show_timing, translated
+from ui.view import Opened
 
-opened = open_page(
-    "rnn",
+INTRO = (
     "A recurrent network reads a sentence **one word at a time**, folding each word into "
     "its hidden state. An encoder-decoder LSTM hands the decoder only the encoder's last "
     "state, **one context vector**, from which it must write the whole translation: the "
@@ -20,7 +21,7 @@ opened = open_page(
 )
 
 
-def draw(opened: Opened) -> None:
+def draw(opened: Opened) -> Trace:
     """The page below its header (ui.frame.body): drawn again for each new input."""
     name, device = opened.model_name, opened.device
     text, out, t = translated(opened)
@@ -111,7 +112,11 @@ def draw(opened: Opened) -> None:
         if other is not None:
             verdicts.append(f"{others[0]}: {'exact' if other.text == expected else 'wrong'}")
         verdict.caption(" · ".join(verdicts))
-    show_timing(opened, t)
+    return t  # the frame writes its timing after the page: the first chart leaves first
 
 
-body(draw, opened)
+frame(
+    "rnn",
+    draw,
+    INTRO,
+)

@@ -4,10 +4,10 @@ import streamlit as st
 
 import analysis
 import viz
-from ui import compare
 from ui.figures import chart
-from ui.frame import View, frame
-from ui.neighbours import neighbours
+from ui.frame import frame
+from ui.parts import compare
+from ui.parts.tokens import neighbours
 from ui.show import (
     download_csv,
     download_json,
@@ -18,6 +18,7 @@ from ui.show import (
     tokens_caption,
     window_picker,
 )
+from ui.view import View
 
 
 def matrices(view: View, cos) -> None:

@@ -8,12 +8,12 @@ import viz
 from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import Opened, body, layers_detail, open_page
-from ui.images import choose_image
+from ui.frame import frame
+from ui.parts.vision import choose_image
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
+from ui.view import Opened
 
-opened = open_page(
-    "vision",
+INTRO = (
     "A Vision Transformer reads an image the way a text Transformer reads a sentence: cut "
     "the 8×8 digit into 2×2 **patches**, turn each patch's 4 pixels into a vector (the "
     "patch embedding), add a **position embedding** for where the patch sits, put a "
@@ -80,7 +80,7 @@ def sections(t: Trace, where: tuple, grid: int, patch: int) -> None:
     })  # fmt: skip
 
 
-def draw(opened: Opened) -> None:
+def draw(opened: Opened) -> Trace:
     """The page below its header (ui.frame.body): drawn again for each new input."""
     name, device = opened.model_name, opened.device
     test_x, test_y = cache.digits_test_set()
@@ -119,9 +119,11 @@ def draw(opened: Opened) -> None:
         record |= {"probabilities": dict(ranked), "attention[layer][head][query][key]":
                    t.attention_stack()}  # fmt: skip
         download_json("Prediction and attention (JSON)", record, "vit_dl_json", "vit.json")
-    # Last, like the shared-sentence pages' sidebar (ui.frame._shared_page): the first chart
-    # leaves first (README, Benchmarks: a new digit 146 -> 124 ms).
-    opened.show_timing(t.seconds, layers_detail(t))
+    return t  # the frame writes its timing after the page: the first chart leaves first
 
 
-body(draw, opened)
+frame(
+    "vision",
+    draw,
+    INTRO,
+)

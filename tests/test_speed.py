@@ -57,11 +57,11 @@ def test_no_full_garbage_collection_after_every_run() -> None:
 
 def test_follow_one_query_is_computed_only_when_opened(monkeypatch) -> None:
     """Closed: no ranking, no chart, no masked pass; opened: all three."""
-    import ui.query
+    import ui.parts.attention.query as query_part
 
     calls: list[int] = []
-    real = ui.query.head_links
-    monkeypatch.setattr(ui.query, "head_links", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = query_part.head_links
+    monkeypatch.setattr(query_part, "head_links", lambda *a, **k: calls.append(1) or real(*a, **k))
     at = AppTest.from_file(str(ROOT / "pages" / "attention.py"), default_timeout=120).run()
     assert not at.exception and not calls and not at.dataframe
     assert "att_query_row" not in [c.key for c in charts(at)]

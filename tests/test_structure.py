@@ -101,8 +101,24 @@ def test_the_registry_and_the_page_files_match() -> None:
     assert len({spec.key for spec in PAGES}) == len(PAGES)
     for spec in PAGES:
         text = (ROOT / spec.path).read_text()
-        opens = [f'{f}(\n    "{spec.key}"' for f in ("frame", "open_page")]
-        assert any(o in text for o in opens), f"{spec.path} must open with its own key"
+        assert f'frame(\n    "{spec.key}"' in text, f"{spec.path} must end with frame(its key)"
+
+
+def test_no_page_of_the_shared_sentence_stops() -> None:
+    """st.stop() in a page of the shared sentence, or in a part it draws, would drop what
+    the frame writes after the page (the sentence box, the URL, the timing): such a page
+    returns early instead (ui/frame.py)."""
+    stopping = []
+    for spec in PAGES:
+        if spec.reads != "sentence":
+            continue
+        files = [ROOT / spec.path]
+        files += [ROOT / (m.replace(".", "/") + ".py") for m in imported_modules(ROOT / spec.path)
+                  if m.startswith("ui.parts.")]  # fmt: skip
+        files += [ROOT / "ui" / "parts" / f"{name}.py" for name in ("compare",)
+                  if "from ui.parts import compare" in (ROOT / spec.path).read_text()]  # fmt: skip
+        stopping += [str(f.relative_to(ROOT)) for f in files if "st.stop(" in f.read_text()]
+    assert not stopping
 
 
 @pytest.mark.parametrize("path", sources("pages"), ids=lambda p: p.name)

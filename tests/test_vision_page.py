@@ -16,7 +16,7 @@ import analysis
 import viz
 from tests.charts import charts
 from tests.charts import figures as drawn_figures
-from ui.images import CANVAS_PX, ImageError, decode_image, drawn_digit
+from ui.parts.vision import CANVAS_PX, ImageError, decode_image, drawn_digit
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,8 +16,8 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from ui import state
-from ui.frame import APP_NAME
 from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS, Step
+from ui.sidebar import APP_NAME
 from ui.workarounds import leave_legacy_mode
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "assets" / "screenshots"

@@ -12,9 +12,9 @@ from analysis.query import LINK_MIN_RATIO, LINK_MIN_WEIGHT, HeadLink, default_ke
 from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.frame import View
 from ui.registry import BY_KEY
 from ui.show import md_escape, token_labels, when_open
+from ui.view import View
 
 SHOWN_HEADS = 6
 

@@ -11,8 +11,8 @@ from model import Trace, Translation
 from model.examples import TRANSLATION_EXAMPLES, TRANSLATION_PROBES
 from ui import cache
 from ui.figures import chart
-from ui.frame import Opened
 from ui.show import md_escape
+from ui.view import Opened
 
 BANKS = TRANSLATION_PROBES[3:5]  # the money bank (은행) and the river bank (강둑)
 MAX_CHARS = 2000  # longer input is cut before it reaches the model (the context is far less)
@@ -84,12 +84,6 @@ def translated(opened: Opened) -> tuple[str, Translation, Trace]:
     out = cache.translate(text, name, device)
     stop_if_unknown(out, cache.vocabulary(name, device))
     return text, out, cache.get_trace(text, name, device)
-
-
-def show_timing(opened: Opened, t: Trace) -> None:
-    """The pass's timing in the sidebar: a page's last step, so its first chart leaves
-    first (like the shared-sentence pages' sidebar, ui.frame._shared_page)."""
-    opened.show_timing(t.seconds, f"{len(t.encoder.tokens)} → {len(t.tokens)} tokens")
 
 
 def reference(text: str) -> str | None:

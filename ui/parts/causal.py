@@ -1,17 +1,20 @@
-"""The causal page's sampling controls and its click-by-click generation: the state and the
-view."""
+"""The Causal page's own parts: the sampling controls, click-by-click generation (its state
+and view), and how GPT learns from every position at once (slide 45)."""
 
 from __future__ import annotations
+
+import math
 
 import streamlit as st
 
 import analysis
 import viz
+from analysis.training import shifted_targets
 from model import Sampling, draw
 from ui import cache
 from ui.figures import chart
-from ui.frame import View
 from ui.show import download_json, layer_head
+from ui.view import View
 
 
 def sampling_controls() -> tuple[Sampling, int]:
@@ -146,3 +149,32 @@ def generation(view: View) -> None:
     record |= {"steps": gen["steps"], "text": text}
     record |= {"tokens": gt.tokens, "raw_tokens": gt.raw_tokens}
     download_json("Generation (JSON)", record, "gen_dl_json", "generation.json")
+
+
+# --- How GPT learns: every position predicts the next token at once (slide 45) ---------
+
+MAX_COLUMNS = 40  # positions drawn in the shifted-targets figure (the rest are summed up)
+
+
+def gpt_targets(view: View) -> None:
+    """Inputs and targets shifted by one, the model's first guess and p(target) at each."""
+    t, name, device = view.trace, view.model_name, view.device
+    st.subheader("How a decoder learns from this sentence")
+    if len(t.tokens) < 2:
+        st.info("The sentence needs at least two tokens to have a next one.")
+        return
+    s = shifted_targets(t.tokens, t.logits, cache.vocabulary(name, device),
+                        cache.special_ids(name, device).values())  # fmt: skip
+    n = min(len(s.inputs), MAX_COLUMNS)
+    chart("causal_targets", view.key, viz.shifted_targets, s.inputs[:n], s.targets[:n],
+          s.predicted[:n], s.p_target[:n], title="targets = inputs shifted by one",
+          filename="shifted_targets")  # fmt: skip
+    more = f" (the first {n} are drawn)" if n < len(s.inputs) else ""
+    st.caption(
+        f"One sentence, {len(s.inputs)} lessons at once{more}: at every position the model "
+        "reads the tokens up to there (the causal mask hides the rest) and is scored on the "
+        f"next one. Here its first guess is right at {s.hits} of {len(s.inputs)} positions; "
+        f"the training loss, the mean of −log p(target), is {s.loss:.2f} "
+        f"(perplexity {math.exp(min(s.loss, 50)):,.1f}). Training lowers it "
+        "for every position in one backward pass."
+    )

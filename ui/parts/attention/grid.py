@@ -12,8 +12,8 @@ import streamlit as st
 import viz
 from analysis.heads import SUMMARIES, head_roles, head_summary, pages
 from ui.figures import chart
-from ui.frame import View
 from ui.show import when_open
+from ui.view import View
 from viz.layers import attention_grid_page
 
 GRID_LAYERS = 6  # layers on one page of the grid

@@ -1,45 +1,17 @@
-"""The lecture's training views on the sentence at hand: how a decoder learns from every
-position at once (slide 45) and how BERT's masking is drawn (slide 44)."""
+"""The Masked page's own part: how BERT learns, its 15% of the tokens drawn at random
+(slide 44), on the sentence at hand."""
 
 from __future__ import annotations
-
-import math
 
 import streamlit as st
 
 import analysis
 import viz
-from analysis.training import AS_MASK, AS_RANDOM, MASK_SHARE, draw_masking, shifted_targets
+from analysis.training import AS_MASK, AS_RANDOM, MASK_SHARE, draw_masking
 from ui import cache
 from ui.figures import chart
-from ui.frame import View
 from ui.show import md_escape
-
-MAX_COLUMNS = 40  # positions drawn in the shifted-targets figure (the rest are summed up)
-
-
-def gpt_targets(view: View) -> None:
-    """Inputs and targets shifted by one, the model's first guess and p(target) at each."""
-    t, name, device = view.trace, view.model_name, view.device
-    st.subheader("How a decoder learns from this sentence")
-    if len(t.tokens) < 2:
-        st.info("The sentence needs at least two tokens to have a next one.")
-        return
-    s = shifted_targets(t.tokens, t.logits, cache.vocabulary(name, device),
-                        cache.special_ids(name, device).values())  # fmt: skip
-    n = min(len(s.inputs), MAX_COLUMNS)
-    chart("causal_targets", view.key, viz.shifted_targets, s.inputs[:n], s.targets[:n],
-          s.predicted[:n], s.p_target[:n], title="targets = inputs shifted by one",
-          filename="shifted_targets")  # fmt: skip
-    more = f" (the first {n} are drawn)" if n < len(s.inputs) else ""
-    st.caption(
-        f"One sentence, {len(s.inputs)} lessons at once{more}: at every position the model "
-        "reads the tokens up to there (the causal mask hides the rest) and is scored on the "
-        f"next one. Here its first guess is right at {s.hits} of {len(s.inputs)} positions; "
-        f"the training loss, the mean of −log p(target), is {s.loss:.2f} "
-        f"(perplexity {math.exp(min(s.loss, 50)):,.1f}). Training lowers it "
-        "for every position in one backward pass."
-    )
+from ui.view import View
 
 
 def _draw_again() -> None:

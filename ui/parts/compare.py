@@ -19,9 +19,9 @@ from model import Trace
 from model.examples import PAIRS
 from ui import cache
 from ui.figures import chart
-from ui.frame import View
 from ui.show import md_escape
 from ui.state import MAX_URL_CHARS
+from ui.view import View
 
 PAIR_NAMES = ["bank: river / cash", "the dog bit the man / the man bit the dog",
               "he / she was not satisfied"]  # fmt: skip

@@ -9,7 +9,7 @@ import analysis
 import viz
 from ui import cache
 from ui.figures import chart
-from ui.frame import View
+from ui.view import View
 
 
 def embedding_note(e: dict) -> str:

@@ -15,7 +15,7 @@ import viz
 from analysis import AttentionSteps
 from ui.figures import chart
 
-STEPS = [
+HEAD_STEPS = [
     "1 · X → Q, K, V",
     "2 · scores QKᵀ / √d",
     "3 · mask and softmax",
@@ -109,7 +109,7 @@ def draw_step(
     where: tuple,
     window: tuple[int, int] | None = None,
 ) -> None:
-    """Draw step `step` (0-based, see STEPS) with the real numbers of this head; `where`
+    """Draw step `step` (0-based, see HEAD_STEPS) with the real numbers of this head; `where`
     says what they depend on (sentence, model, device, layer, head), for the figure cache;
     `window` zooms the token rows and key columns of a long sentence."""
     st.latex(FORMULAS[step].replace("(h)", f"({head + 1})"))

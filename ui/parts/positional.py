@@ -14,8 +14,8 @@ import streamlit as st
 
 import analysis
 from ui import cache
-from ui.frame import View
 from ui.show import md_escape
+from ui.view import View
 
 EXACT = 0.9999  # a cosine this close to 1 is "the same vector" (float32 sums)
 

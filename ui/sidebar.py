@@ -1,0 +1,157 @@
+"""The sidebar every page shares: the app's name, the shared sentence's inputs (drawn by the
+page's body, ui.frame), the model menu, the model-folder box (only where models.toml allows
+it: a shared server must not let a visitor read any path) and the device, timing and
+sharing notes. It returns the places the body fills in later."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+import model
+from model.examples import EXAMPLES
+from model.registry import settings
+from ui import cache, state
+from ui.show import md_escape
+
+DEVICES = ["auto", "cpu", "cuda"]
+APP_NAME = "Transformer Glassbox"
+EXAMPLE_CHARS = 34  # a menu entry this long fits the sidebar's menu at 1280x720 (measured)
+
+
+def short_example(sentence: str, limit: int = EXAMPLE_CHARS) -> str:
+    """A menu entry for a sentence: whole when it fits, else as many first words as fit
+    before "… <last word>" ("I swam across the river to … bank.")."""
+    if len(sentence) <= limit:
+        return sentence
+    words = sentence.split()
+    tail = f" … {words[-1]}"
+    head = ""
+    for word in words[:-1]:
+        if len(head) + len(word) + 1 + len(tail) > limit:
+            break
+        head = f"{head} {word}" if head else word
+    return head + tail if head else sentence[: limit - 1] + "…"
+
+
+def sentence_inputs() -> None:
+    """The shared sentence: a text box, the lecture's examples, an upload."""
+    ss = st.session_state
+    ss["w_sentence"] = ss["sentence"]  # widget state is dropped between pages: copy it back
+    st.markdown(
+        f":material/search: **{APP_NAME}**: type a sentence here and watch a "
+        "Transformer read it."
+    )
+    st.text_area(
+        "Sentence",
+        key="w_sentence",
+        on_change=state.on_sentence,
+        height=110,
+        help="Type or paste a sentence, then press Ctrl+Enter (or click outside).",
+    )
+    st.selectbox(
+        "Lecture examples",
+        EXAMPLES,
+        index=None,
+        key="w_example",
+        on_change=state.on_example,
+        format_func=short_example,
+        placeholder="Pick an example sentence…",
+        help="The lecture's sentences; the one picked appears whole in the Sentence box.",
+    )
+    st.file_uploader(
+        "…or upload a text file (.txt, .md, at most 1 MB)",
+        type=["txt", "md"],
+        key="w_upload",
+        on_change=state.on_upload,
+    )
+    if ss.get("upload_error"):
+        # File names are user text: escaped, so markdown shows them as they are.
+        st.error(md_escape(ss["upload_error"] + " The previous sentence is kept."), icon="⚠️")
+    elif ss.get("upload_ok"):
+        st.caption(md_escape(ss["upload_ok"]))
+
+
+Slot = st.delta_generator.DeltaGenerator  # a place in the sidebar, filled later
+
+
+def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot, Slot | None]:
+    """Draw the shared sidebar, its model menu offering `models`; returns its places for the
+    timing and (when the page reads the shared sentence) for the sentence inputs, both
+    filled later by the page's body (`body`)."""
+    ss = st.session_state
+    ss["w_model"] = chosen
+    # Asking for a GPU imports PyTorch (~1.3 s): not on a first visit, unless cuda is asked.
+    known = cache.torch_ready() or ss["device"] == "cuda"
+    has_cuda = cache.cuda_available() if known else False
+    devices = DEVICES if has_cuda else DEVICES[:2]
+    if ss["device"] not in devices:
+        ss["device"] = "auto"
+    ss["w_device"] = ss["device"]
+    infos = cache.catalogue()
+
+    with st.sidebar:
+        inputs = st.container() if sentence else None  # the body draws them (`frame`)
+        if not sentence:
+            st.markdown(f":material/search: **{APP_NAME}**")
+        st.selectbox(
+            "Model",
+            models,
+            key="w_model",
+            format_func=lambda name: infos[name].description if name in infos else name,
+            on_change=state.on_model,
+            help="The models that can serve this page.",
+        )
+        folder_box()  # only where models.toml allows typing a folder
+        # What a class does not need on screen: folded at the sidebar's bottom.
+        with st.expander("Device, timing, sharing", icon=":material/speed:"):
+            st.selectbox(
+                "Device",
+                devices,
+                key="w_device",
+                on_change=state.on_device,
+                help="auto: the GPU when there is one, else the CPU.",
+            )
+            if not known:
+                st.caption("cuda: offered once PyTorch has loaded, if there is a GPU.")
+            elif not has_cuda:
+                st.caption("cuda: no GPU found on this machine, so it cannot be chosen.")
+            timing = st.container()
+            st.caption("The address bar holds the page and its choices: copy it to share.")
+    return timing, inputs
+
+
+# --- The model-folder box -------------------------------------------------------------
+
+
+def _on_folder() -> None:
+    ss = st.session_state
+    text = (ss.get("w_folder") or "").strip()
+    ss.pop("folder_error", None)
+    if not text:
+        return
+    folder = Path(text).expanduser()
+    try:
+        info = model.register(folder.stem if folder.suffix == ".gguf" else folder.name, folder)
+    except (ValueError, OSError) as err:
+        ss["folder_error"] = str(err)
+        return
+    ss["model"] = info.name
+
+
+def folder_box() -> None:
+    """A text box for a model folder (ours, a transformers folder or a .gguf file), shown
+    only when the teacher's models.toml allows it."""
+    if not settings().allow_any_folder:
+        return
+    st.text_input(
+        "Model folder",
+        key="w_folder",
+        on_change=_on_folder,
+        placeholder="/path/to/a/model/folder",
+        help="A checkpoint folder of this app, a Hugging Face transformers folder "
+        "(safetensors) or a .gguf file; models.toml allows this on this server.",
+    )
+    if st.session_state.get("folder_error"):
+        st.error(md_escape(st.session_state["folder_error"]), icon="⚠️")

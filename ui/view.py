@@ -1,0 +1,70 @@
+"""What the frame hands a page: `Opened` (its sidebar drawn, its model chosen) for a page
+with its own input, `View` (the shared sentence traced) for a page of the shared sentence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from model import Model, Trace
+from ui import cache
+from ui.registry import PageSpec
+from ui.sidebar import Slot
+
+
+@dataclass
+class Opened:
+    """A page whose frame is drawn and whose model is loaded (see `open_page`)."""
+
+    page: PageSpec
+    model_name: str  # the model this page runs
+    device: str  # where it runs
+    timing: Slot  # the sidebar's place for the timing
+    inputs: Slot | None = None  # the sidebar's place for the sentence inputs, if any
+    loaded: bool = True  # False: opened with load=False, the device not yet chosen
+
+    @property
+    def model(self) -> Model:
+        """The model, loaded on first use (shared by every session, ui.cache.load_model)."""
+        return cache.load_model(self.model_name, self.device)
+
+    def show_timing(self, seconds: float, detail: str) -> None:
+        """The forward pass's wall time and what ran, in the sidebar."""
+        with self.timing:
+            st.metric(
+                "Forward pass",
+                f"{seconds * 1000:.1f} ms",
+                help="Wall time of this input's forward pass, measured when it first ran.",
+            )
+            st.caption(f"on **{self.device}** · {self.model_name} · {detail}")
+
+
+@dataclass
+class View:
+    """What a page needs after the frame: the sentence, the model and its trace."""
+
+    page: PageSpec
+    sentence: str
+    model_name: str  # the model this page runs
+    device: str  # where it actually ran
+    trace: Trace
+    notes: tuple[str, ...] = ()  # what a person should know about this trace (rotary, ...)
+
+    @property
+    def model(self) -> Model:
+        """The model, loaded on first use (shared by every session, ui.cache.load_model)."""
+        return cache.load_model(self.model_name, self.device)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What the trace depends on, for caches of what is drawn from it."""
+        return (self.sentence, self.model_name, self.device)
+
+
+def layers_detail(t: Trace) -> str:
+    """What ran, for the sidebar's timing: "12 tokens · 2 layers × 4 heads", or for a
+    translation "5 → 7 tokens"."""
+    if t.encoder is not None:
+        return f"{len(t.encoder.tokens)} → {len(t.tokens)} tokens"
+    return f"{len(t.tokens)} tokens · {t.n_layers} layers × {t.n_heads} heads"
