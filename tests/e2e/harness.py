@@ -52,8 +52,8 @@ VIEWPORT = {"width": 1400, "height": 2400}
 
 APP = '[data-testid="stApp"]'
 EXCEPTION = '[data-testid="stException"]'
-# Every chart a page shows (ui.plot's element; app.py's hidden one that loads Plotly early
-# has no figure, so no .gb-chart).
+# Every chart a page shows (ui.workarounds.chart's element; app.py's hidden one that loads
+# Plotly early has no figure, so no .gb-chart).
 CHART = ".gb-chart"
 # A chart counts as drawn once Plotly has put its SVG in the page.
 DRAWN_CHART = f"{CHART} .main-svg"
