@@ -30,6 +30,7 @@ EXAMPLE_TOKENS = {
     "lecture-bert": ["[MASK]", "river"],
     "lecture-gpt": ["school"],
     "lecture-vision-transformer": ["[CLS]"],
+    "lecture-build-it-yourself": ["cat", "warm"],
 }
 
 

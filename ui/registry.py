@@ -55,5 +55,7 @@ PAGES: list[PageSpec] = [
              "Translation", "translate", ("encoder-decoder",), reads="own"),
     PageSpec("vision", "Vision Transformer", ":material/grid_on:", "Vision", "classify",
              ("vision",), reads="own"),
+    PageSpec("build", "Lab: build it yourself", ":material/science:", "Lab", "next_token",
+             ("decoder",)),
 ]  # fmt: skip
 BY_KEY: dict[str, PageSpec] = {p.key: p for p in PAGES}

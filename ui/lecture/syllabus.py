@@ -19,6 +19,7 @@ from ui.lecture.steps import (
     embeddings,
     gpt,
     heads,
+    lab,
     layer,
     positions,
     qkv,
@@ -28,7 +29,7 @@ from ui.lecture.steps import (
 )
 
 ORDER: list[ModuleType] = [rnn, attention, qkv, embeddings, positions, softmax, heads, layer,
-                           cross, bert, gpt, vision]  # fmt: skip
+                           cross, bert, gpt, vision, lab]  # fmt: skip
 
 
 @dataclass(frozen=True)

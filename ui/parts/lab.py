@@ -1,0 +1,95 @@
+"""The Lab page's and the lab step's own parts (slide 48): the exercises of the notebook, the
+notebook to download, and "Spot the bug", each classic mistake run on the shipped model with
+the visitor's sentence (lab.spot_the_bug: the server runs the lab's own reference with one
+mistake swapped in, never code a visitor sends)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import numpy as np
+import streamlit as st
+
+import viz
+from ui.figures import chart
+from ui.lecture.kit import predict
+from ui.show import md_escape
+
+SPOT_MODEL = "clm"  # a decoder: the mask's mistakes show only where there is a mask
+MAX_SPOT_CHARS = 300  # the bugs' pictures are drawn for the first tokens of a long text
+LETTERS = "ABCD"
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def spots(text: str, layer: int) -> list:
+    """lab.spot_the_bug for one sentence and layer, kept for every session (read only)."""
+    import lab
+
+    return lab.spot_the_bug(text[:MAX_SPOT_CHARS], model=SPOT_MODEL, layer=layer)
+
+
+@st.cache_resource(show_spinner=False)
+def spot_shape() -> tuple[int, int]:
+    """(layers, heads) of the model the bugs run on."""
+    from lab.weights import shipped
+
+    cfg = shipped(SPOT_MODEL).cfg
+    return cfg.n_layers, cfg.n_heads
+
+
+def notebook_download(key: str) -> None:
+    """The student's notebook, as shipped (every exercise still to write)."""
+    from lab.notebook import SHIPPED
+
+    st.download_button("Download the notebook (transformer_lab.ipynb)", SHIPPED.read_bytes(),
+                       file_name="transformer_lab.ipynb", mime="application/x-ipynb+json",
+                       key=key, icon=":material/download:")  # fmt: skip
+    st.caption("Open it in Jupyter or VS Code; `python -m lab check transformer_lab.ipynb` "
+               "then checks every exercise against the shipped models "
+               "(lab/README.md).")  # fmt: skip
+
+
+def exercises() -> None:
+    """Each exercise of the notebook: its name and the explanation the notebook gives."""
+    from lab.notebook import EXERCISES
+
+    for name, text, _ in EXERCISES:  # (name, its explanation, its stub)
+        title = text.strip().splitlines()[0].lstrip("# ").strip()
+        with st.expander(title or name):
+            st.markdown(text)
+
+
+def order(text: str, n: int) -> list[int]:
+    """The pictures' order for a sentence: shuffled, the same for everyone who types it."""
+    seed = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+    picks = list(range(n))
+    random.Random(seed).shuffle(picks)
+    return picks
+
+
+def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
+    """Each mistake's picture under a letter, in an order of the sentence's own: the class
+    says which bug made it, and the reveal shows the model's own attention beside it, the
+    bug's one-line diff and what it does to the numbers."""
+    found = spots(text, layer)
+    where = (text[:MAX_SPOT_CHARS], layer, head)
+    titles = [s.mistake.title for s in found]
+    label = f"{SPOT_MODEL}, layer {layer + 1}, head {head + 1}"
+    for letter, n in zip(LETTERS, order(text, len(found)), strict=False):
+        s = found[n]
+        st.markdown(f"#### Picture {letter}")
+        left, right = st.columns(2)
+        with left:
+            chart(f"{key}_{letter}", (*where, s.mistake.name), viz.attention_heatmap,
+                  np.nan_to_num(s.weights[head], nan=0.0), s.tokens,
+                  title=f"picture {letter}: {label}, with one bug",
+                  filename=f"lab_bug_{letter}")  # fmt: skip
+        if predict(f"{key}_{letter}", f"Which bug made picture {letter}?", titles,
+                   s.mistake.title, md_escape("; ".join(s.effects())) + "."):  # fmt: skip
+            with right:
+                chart(f"{key}_{letter}_model", where, viz.attention_heatmap,
+                      s.reference[head], s.tokens, title=f"the model's own: {label}",
+                      filename="lab_model_attention")  # fmt: skip
+            st.code(s.mistake.diff, language="diff")
+            st.caption(md_escape(s.mistake.hint))
