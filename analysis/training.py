@@ -1,6 +1,7 @@
 """How the two language models learn from a sentence (plain numpy): GPT's targets are the
 inputs shifted by one, at every position at once; BERT hides 15% of the tokens, 80% behind
-[MASK], 10% behind a random token, 10% left as they are."""
+[MASK], 10% behind a random token, 10% left as they are (drawn by model.masking, the one
+definition training uses too)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.tokens import prediction_probs
+from model.masking import AS_MASK, AS_RANDOM, HOW, MASK_SHARE, bert_masking
 
-MASK_SHARE = 0.15  # of the tokens, chosen to be predicted
-AS_MASK, AS_RANDOM = 0.8, 0.1  # of those: [MASK], a random token; the rest stay unchanged
+__all__ = ["AS_MASK", "AS_RANDOM", "MASK_SHARE", "MaskDraw", "ShiftedTargets", "draw_masking",
+           "shifted_targets"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,21 +63,15 @@ def draw_masking(
     ids: Sequence[int], positions: Sequence[int], mask_id: int, vocab_size: int,
     special_ids: Iterable[int], seed: int,
 ) -> list[MaskDraw]:  # fmt: skip
-    """BERT's masking drawn at random: 15% of `positions` (at least one) are chosen; each
-    becomes [MASK] with probability 0.8, a random non-special token with 0.1, or stays."""
-    rng = np.random.default_rng(seed)
-    n = max(1, round(MASK_SHARE * len(positions)))
-    chosen = sorted(rng.choice(list(positions), size=min(n, len(positions)), replace=False))
+    """BERT's masking drawn at random, as training draws it (model.masking): 15% of
+    `positions` (at least one) are chosen; each becomes [MASK] with probability 0.8, a
+    random non-special token with 0.1, or stays."""
+    row = np.asarray(ids, dtype=np.int64)[None, :]
+    maskable = np.zeros(row.shape, dtype=bool)
+    maskable[0, list(positions)] = True
     specials = set(special_ids)
     ordinary = np.array([i for i in range(vocab_size) if i not in specials])
-    out = []
-    for pos in chosen:
-        u = rng.random()
-        if u < AS_MASK:
-            shown, how = mask_id, "[MASK]"
-        elif u < AS_MASK + AS_RANDOM:
-            shown, how = int(rng.choice(ordinary)), "random token"
-        else:
-            shown, how = int(ids[pos]), "unchanged"
-        out.append(MaskDraw(int(pos), int(ids[pos]), shown, how))
-    return out
+    drawn = bert_masking(row, maskable, mask_id, ordinary, np.random.default_rng(seed))
+    return [MaskDraw(int(pos), int(row[0, pos]), int(drawn.inputs[0, pos]),
+                     HOW[int(drawn.how[0, pos])])
+            for pos in np.flatnonzero(drawn.chosen[0])]  # fmt: skip

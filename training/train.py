@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
-import time
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from tokenizers import Tokenizer
 from torch import Tensor, nn
 from tqdm import tqdm
 
 from model.checkpoint import TRAINING, load_checkpoint, load_config, save_checkpoint
+from model.fit import IGNORE, Budget, Fit, run_steps, token_loss
+from model.masking import bert_masking
 from model.registry import MODELS_DIR, pick_device
 from model.tokenizer import BOS_ID, EOS_ID, MASK_ID, PAD_ID, SPECIAL_TOKENS, load_tokenizer
 from model.transformer import Config, build
@@ -30,7 +29,6 @@ from training.data import load_split
 
 TOKENIZER_PATH = Path(__file__).resolve().parent.parent / "assets" / "data" / "tokenizer.json"
 KINDS = {"mlm": "encoder", "clm": "decoder"}
-IGNORE = -100  # label for positions without a loss
 
 
 def tokenize(lines: list[str], tokenizer: Tokenizer, kind: str, max_len: int) -> list[list[int]]:
@@ -54,23 +52,14 @@ def batches(seqs: list[list[int]], batch_size: int, rng: random.Random):
 
 
 def mask_tokens(ids: Tensor, vocab_size: int, gen: torch.Generator) -> tuple[Tensor, Tensor]:
-    """BERT's recipe: choose 15% of real tokens; 80% -> [MASK], 10% random, 10% unchanged."""
-    real = ids >= len(SPECIAL_TOKENS)
-    chosen = (torch.rand(ids.shape, generator=gen) < 0.15) & real
-    # every sentence gets at least one chosen token
-    none = ~chosen.any(dim=1) & real.any(dim=1)
-    if none.any():
-        noise = torch.rand(ids.shape, generator=gen).masked_fill(~real, -1.0)
-        first = noise.argmax(dim=1)
-        chosen[none, first[none]] = True
-    labels = ids.masked_fill(~chosen, IGNORE)
-    roll = torch.rand(ids.shape, generator=gen)
-    inputs = ids.clone()
-    inputs[chosen & (roll < 0.8)] = MASK_ID
-    random_ids = torch.randint(len(SPECIAL_TOKENS), vocab_size, ids.shape, generator=gen)
-    swap = chosen & (roll >= 0.8) & (roll < 0.9)
-    inputs[swap] = random_ids[swap]
-    return inputs, labels
+    """BERT's recipe (model.masking) on a batch: 15% of the real tokens chosen; 80% ->
+    [MASK], 10% random, 10% unchanged. Returns the inputs and the labels (IGNORE where not
+    chosen)."""
+    rng = np.random.default_rng(int(torch.randint(2**62, (), generator=gen)))
+    ordinary = np.arange(len(SPECIAL_TOKENS), vocab_size)
+    drawn = bert_masking(ids.numpy(), ids.numpy() >= len(SPECIAL_TOKENS), MASK_ID, ordinary, rng)
+    chosen = torch.from_numpy(drawn.chosen)
+    return torch.from_numpy(drawn.inputs), ids.masked_fill(~chosen, IGNORE)
 
 
 def make_example(kind: str, ids: Tensor, vocab_size: int, gen: torch.Generator):
@@ -80,11 +69,6 @@ def make_example(kind: str, ids: Tensor, vocab_size: int, gen: torch.Generator):
     inputs, labels = ids[:, :-1], ids[:, 1:].clone()
     inputs = inputs.masked_fill(inputs == EOS_ID, PAD_ID)  # [EOS] is a target, not an input
     return inputs, labels.masked_fill(labels == PAD_ID, IGNORE)
-
-
-def loss_on(model: nn.Module, inputs: Tensor, labels: Tensor) -> Tensor:
-    logits, _ = model(inputs)
-    return F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=IGNORE)
 
 
 @torch.no_grad()
@@ -101,7 +85,7 @@ def evaluate_loss(
         ids = torch.tensor([s + [PAD_ID] * (width - len(s)) for s in chunk])
         inputs, labels = make_example(kind, ids, model.cfg.vocab_size, gen)
         n = int((labels != IGNORE).sum())
-        total += float(loss_on(model, inputs.to(device), labels.to(device))) * n
+        total += float(token_loss(model, inputs.to(device), labels.to(device))) * n
         count += n
     model.train()
     return total / max(count, 1)
@@ -147,35 +131,27 @@ def train(
     model = model.to(dev).train()
     train_seqs = tokenize(train_lines, tokenizer, kind, train_len)
     valid_seqs = tokenize(valid_lines, tokenizer, kind, train_len)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, betas=(0.9, 0.98))
+    fit = Fit(model, lr, warmup=warmup, decay=True)
     gen, rng = torch.Generator().manual_seed(seed), random.Random(seed)
-    budget = minutes * 60 if minutes is not None else math.inf
-    max_steps = steps if steps is not None else 10**9
-    start, step, history = time.time(), 0, []
+    budget = Budget(steps=steps, seconds=minutes * 60 if minutes is not None else None)
+    examples = (
+        make_example(kind, ids, cfg.vocab_size, gen) for ids in batches(train_seqs, batch_size, rng)
+    )
     bar = tqdm(total=steps, disable=not progress, desc=f"train {kind}", unit="step")
-    for ids in batches(train_seqs, batch_size, rng):
-        done = max(step / max_steps, (time.time() - start) / budget)
-        if done >= 1:
-            break
-        for group in opt.param_groups:  # warm up, then cosine decay over the budget
-            group["lr"] = lr * min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * done))
-        inputs, labels = make_example(kind, ids, cfg.vocab_size, gen)
-        loss = loss_on(model, inputs.to(dev), labels.to(dev))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        step += 1
-        history.append(loss.item())
-        if step % 50 == 0:
-            bar.set_postfix(loss=f"{np.mean(history[-50:]):.3f}", done=f"{done:.0%}")
+
+    def report(fit: Fit, done: float) -> None:
+        if fit.step_count % 50 == 0:
+            bar.set_postfix(loss=f"{np.mean(fit.losses[-50:]):.3f}", done=f"{done:.0%}")
         bar.update(1)
+
+    seconds = run_steps(fit, ((x.to(dev), y.to(dev)) for x, y in examples), budget, report)
     bar.close()
+    step, history = fit.step_count, fit.losses
     model.eval()
     facts = {
         "kind": kind,
         "steps": step,
-        "seconds": round(time.time() - start, 1),
+        "seconds": round(seconds, 1),
         "device": str(dev),
         "batch_size": batch_size,
         "lr": lr,
