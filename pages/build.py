@@ -23,8 +23,8 @@ def draw(view: View) -> None:
     """The page below its header (ui.frame.body): drawn again for each new sentence."""
     keep_state("lab_layer", "lab_head")  # their tab may be closed
     lazy_sections("build", {
-        "The exercises": lambda: (notebook_download("lab_notebook"), exercises()),
         "Spot the bug": lambda: spot(view),
+        "The exercises": lambda: (notebook_download("lab_notebook"), exercises()),
     })  # fmt: skip
 
 

@@ -19,6 +19,8 @@ SENTENCE = "the teacher asked the student a question"
 
 def test_the_exercises_tab_lists_the_notebook_and_offers_it() -> None:
     at = page("build", SENTENCE)
+    at.session_state[section_key("build")] = "The exercises"
+    at.run()
     assert_ok(at)
     labels = [e.label for e in at.expander]
     assert all(any(text.split("\n")[0].lstrip("# ") in lab for lab in labels)
@@ -28,9 +30,7 @@ def test_the_exercises_tab_lists_the_notebook_and_offers_it() -> None:
 
 
 def test_spot_the_bug_draws_each_bug_on_the_sentence_and_reveals_it() -> None:
-    at = page("build", SENTENCE)
-    at.session_state[section_key("build")] = "Spot the bug"
-    at.run()
+    at = page("build", SENTENCE)  # its first tab
     assert_ok(at)
     drawn = charts(at)
     pictures = [k for k in drawn if k.startswith("lab_spot_") and not k.endswith("_model")]

@@ -45,7 +45,6 @@ from ui.registry import PAGES
 TITLES = {p.key: p.title for p in PAGES}
 SENTENCE_PAGES = [p.key for p in PAGES if p.reads == "sentence"]
 OWN_PAGES = [p.key for p in PAGES if p.reads == "own"]
-PAGE_MODEL = {"masked": "mlm", "causal": "clm"}  # as in tests/e2e/test_pages.py
 UPLOAD_PAGE = SENTENCE_PAGES[-1]
 ACTIONS = ["open", "type", "page", "upload", "translate", "digit"]
 # One distinct word per session, so each session's token axis is its own.
@@ -125,7 +124,7 @@ def make_plan(sessions: int, tokenizers: dict, seed: int = 0) -> Plan:
             f"A short note about the {word} came in a file.", english, korean, i % 10,
         ))  # fmt: skip
     tokens = {
-        (key, text): tokenizers[PAGE_MODEL.get(key, "mlm")].encode(text).tokens
+        (key, text): tokenizers[harness.page_model(key)].encode(text).tokens
         for key in SENTENCE_PAGES for v in visitors for text in (v.sentence, v.upload)
     }  # fmt: skip
     return Plan(visitors, tokens)

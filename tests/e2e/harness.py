@@ -386,3 +386,14 @@ def clipped_tick_labels(page, tolerance: float = 2.0) -> list[dict]:
         }""",
         tolerance,
     )
+
+
+def page_model(page_key: str, sidebar: str = "mlm") -> str:
+    """The model an explorer page runs when the sidebar's choice is `sidebar`: that one when
+    it can serve the page, else the first that can (ui.frame.open_page's rule)."""
+    import model
+    from ui.registry import BY_KEY
+
+    infos = model.catalogue()
+    serving = [name for name, info in infos.items() if BY_KEY[page_key].serves(info)]
+    return sidebar if sidebar in serving else serving[0]

@@ -38,7 +38,7 @@ def heading(page) -> str:
 
 def reveal_and_check(page, n: int) -> None:
     """Reveal step n's answer and wait for a figure that shows its example."""
-    harness.after_rerun(page, lambda: page.get_by_role("button", name="Reveal").click())
+    harness.after_rerun(page, lambda: page.get_by_role("button", name="Reveal").first.click())
     page.get_by_text("The model's answer").first.wait_for(timeout=30000)
     page.wait_for_selector(harness.DRAWN_CHART, state="visible", timeout=30000)
     wanted = EXAMPLE_TOKENS[STEPS[n - 1].key]
