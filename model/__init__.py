@@ -4,6 +4,7 @@
     m = model.load("mlm")                 # a catalogue name, or any checkpoint folder
     m.name, m.kind, m.capabilities        # "mlm", "encoder", {"trace", "fill_mask"}
     t = m.trace("The cat sat on the mat.")
+    m.trace("The cat sat on the mat.", ablate=[(1, 2)])     # an experiment: a Trace too
 
 Importing this package does not import torch (the catalogue, the Trace and the numpy
 encodings are torch-free); `load` imports the implementation a checkpoint needs.
@@ -15,6 +16,8 @@ import importlib
 from typing import Any
 
 from model.contract import (
+    ATTRIBUTIONS,
+    Attribution,
     Candidates,
     Generation,
     Model,
@@ -25,6 +28,7 @@ from model.contract import (
 )
 from model.encoding import additive_mask, binary_encoding, causal_mask, sinusoidal_encoding
 from model.kinds import CAPABILITIES, KINDS
+from model.options import ABLATIONS, CLEAN, SITES, STACKS, Patch, RunOptions
 from model.registry import (
     MODELS_DIR,
     ModelInfo,
@@ -55,7 +59,15 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ABLATIONS",
+    "ATTRIBUTIONS",
     "CAPABILITIES",
+    "CLEAN",
+    "SITES",
+    "STACKS",
+    "Attribution",
+    "Patch",
+    "RunOptions",
     "KINDS",
     "MODELS_DIR",
     "Candidates",

@@ -4,21 +4,31 @@
     m.name, m.kind, m.capabilities          # "mlm", "encoder", {"trace", "fill_mask"}
     m.trace("The cat sat on the mat.")      # a Trace (numpy), whatever the model
     m.fill_mask("I [MASK] across the river.", k=5)
+    m.trace(text, ablate=[(1, 2)])          # layer 1's head 2 knocked out (z = 0 before W_O)
+    m.logit_lens(text)                      # [L + 1, T, V] log-probs read from the stream
+    m.patch(source, target, at=[(0, 3)])    # target's run with source's resid_pre at (0, 3)
 
 Every capability is a method with one signature across models. A model that lacks one
 raises `Unsupported` with a message a person can read; pages ask `m.can("fill_mask")` (or the
 catalogue, before loading) instead of naming models. No torch here: the app can read the
 catalogue before PyTorch is imported.
+
+The options of a forward pass (positions, heads knocked out, a patch) are one frozen
+`RunOptions` (model/options.py): the public keywords (`positions=`, `ablate=`) make one,
+and every capability runs through a method that takes it (`trace_with`, `fill_mask_ids`,
+`next_distribution`, `log_probs`), so an experiment is a forward pass like any other.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from model.kinds import CAPABILITIES, DOES, capabilities_of
+from model.options import CLEAN, Patch, RunOptions
 from model.trace import Trace
 
 Candidates = list[tuple[str, float]]  # (token or label, probability), most likely first
@@ -81,6 +91,23 @@ class Translation:
     unknown: list[str] = field(default_factory=list)  # source words that became [UNK]
 
 
+@dataclass
+class Attribution:
+    """One score per input token for one output (the log-probability of `token` at
+    `position`): gradient x input, or integrated gradients from a zero embedding."""
+
+    scores: np.ndarray  # [T] each token's share of the output (positive: it raises it)
+    method: str  # "integrated_gradients" or "gradient_x_input"
+    position: int  # where the output is read
+    token: int  # whose log-probability it is
+    value: float  # the output at the input
+    baseline: float  # the output at the baseline (integrated gradients; else nan)
+    steps: int = 0  # points on the path (integrated gradients)
+
+
+ATTRIBUTIONS = ("integrated_gradients", "gradient_x_input")
+
+
 class Model:
     """A loaded model. Subclasses set `kind` and implement the methods of their capabilities;
     the others raise `Unsupported`. The capabilities of a kind are declared once, in the
@@ -108,13 +135,56 @@ class Model:
             f"it can {can or 'do nothing the app asks'}."
         )
 
-    def trace(self, inputs: Any, positions: bool = True) -> Trace:
-        """Everything one forward pass computed, for a text (or an image), as numpy."""
+    def trace(self, inputs: Any, positions: bool = True, ablate: Iterable | None = None) -> Trace:
+        """Everything one forward pass computed, for a text (or an image), as numpy.
+        `ablate`: (layer, head) pairs (an encoder-decoder: (stack, layer, head)) whose z is
+        zero before W_O; everything after it is recomputed."""
+        return self.trace_with(inputs, RunOptions(positions=positions, ablate=ablate))
+
+    def trace_with(self, inputs: Any, options: RunOptions = CLEAN) -> Trace:
+        """`trace` under any options (mean-ablation, a patch); inputs may be token ids."""
         raise self._unsupported("trace")
 
-    def fill_mask(self, text: str, k: int = 5) -> list[Candidates]:
+    def patch(
+        self, source: Any, target: Any, at: Iterable, site: str = "resid_pre"
+    ) -> Trace:
+        """The run of `target` with `source`'s activations at `site` ("resid_pre",
+        "attn_out" or "mlp_out") for each (layer, position) of `at`. Both need the same
+        number of tokens (a ValueError names both counts)."""
+        source = source if isinstance(source, str) else tuple(source)
+        return self.trace_with(target, RunOptions(patch=Patch(source, tuple(at), site)))
+
+    def logit_lens(self, inputs: Any, at: Sequence[int] | None = None) -> np.ndarray:
+        """[L + 1, T, V] log-probabilities read from the residual stream through the model's
+        own output head (its final norm, if any, then the unembedding): the stream entering
+        layer 0, then the stream leaving each layer. The last equals log_softmax(logits).
+        `at`: only these positions ([L + 1, len(at), V])."""
+        raise self._unsupported("read every layer's guess")
+
+    def log_probs(
+        self, inputs: Any, runs: Sequence[RunOptions], at: Sequence[int] | None = None
+    ) -> np.ndarray:
+        """[len(runs), len(at), V] log-probabilities of one input under each of `runs`, in
+        batched passes (one experiment a row): the heads' effects at the price of a few passes."""
+        raise self._unsupported("run experiments in a batch")
+
+    def attribute(
+        self, inputs: Any, position: int, token: int, method: str = "integrated_gradients",
+        steps: int = 64,
+    ) -> Attribution:  # fmt: skip
+        """Each input token's score for the log-probability of `token` at `position`."""
+        raise self._unsupported("attribute a prediction to its tokens")
+
+    def heads(self) -> dict[str, tuple[int, int]]:
+        """The stacks whose heads can be knocked out, each (layers, heads a layer): {"": (4,
+        4)} for one stack; an encoder-decoder's "encoder", "decoder" and "cross"."""
+        return {}
+
+    def fill_mask(self, text: str, k: int = 5, ablate: Iterable | None = None) -> list[Candidates]:
         """One ranked (token, probability) list per [MASK] in the text, in order."""
-        raise self._unsupported("fill_mask")
+        if not self.can("fill_mask"):
+            raise self._unsupported("fill_mask")
+        return self.fill_mask_ids(self.encode(text).ids, k, RunOptions(ablate=ablate))
 
     def next_token(
         self,
@@ -123,13 +193,15 @@ class Model:
         temperature: float = 1.0,
         top_k: int | None = None,
         top_p: float | None = None,
+        ablate: Iterable | None = None,
     ) -> Candidates:
         """The k most likely next tokens after the text, with their (filtered) probabilities:
         the top of `next_distribution`, which is what a decoder implements."""
         if not self.can("next_token"):
             raise self._unsupported("next_token")
         sampling = Sampling.of(temperature, top_k, top_p)
-        probs = self.next_distribution(self.encode(text).ids, sampling)
+        options = RunOptions(ablate=ablate)
+        probs = self.next_distribution(self.encode(text).ids, sampling, options)
         top = [int(i) for i in np.argsort(-probs, kind="stable")[:k]]
         names = self.tokens_of(top)
         return [(name, float(probs[i])) for name, i in zip(names, top, strict=True) if probs[i] > 0]
@@ -142,18 +214,19 @@ class Model:
         top_k: int | None = None,
         top_p: float | None = None,
         seed: int = 0,
+        ablate: Iterable | None = None,
     ) -> Generation:
         """A continuation sampled token by token from `next_distribution`: step i draws with
         (seed, i), as the causal page does click by click, so the same seed gives the same
         text; stops after the end token."""
         if not self.can("generate"):
             raise self._unsupported("generate")
-        sampling = Sampling.of(temperature, top_k, top_p)
+        sampling, options = Sampling.of(temperature, top_k, top_p), RunOptions(ablate=ablate)
         ids, eos = list(self.encode(prompt).ids), self.special_ids().get("[EOS]")
         new_ids: list[int] = []
         probs: list[float] = []
         for step in range(max_new_tokens):
-            p = self.next_distribution(ids + new_ids, sampling)
+            p = self.next_distribution(ids + new_ids, sampling, options)
             pick = draw(p, seed, step)
             new_ids.append(pick)
             probs.append(float(p[pick]))
@@ -162,26 +235,32 @@ class Model:
         return Generation(prompt, self.tokens_of(new_ids), new_ids, probs,
                           self.decode(ids + new_ids))  # fmt: skip
 
-    def translate(self, text: str) -> Translation:
+    def translate(self, text: str, ablate: Iterable | None = None) -> Translation:
         """The text in the target language, decoded greedily."""
         raise self._unsupported("translate")
 
-    def classify(self, image: Any) -> Candidates:
+    def classify(self, image: Any, ablate: Iterable | None = None) -> Candidates:
         """Every class with its probability, most likely first."""
         raise self._unsupported("classify")
 
     # -- Token-level helpers the pages use beside their capability (text models) ------------
 
-    def trace_ids(self, ids: list[int], positions: bool = True) -> Trace:
+    def trace_ids(
+        self, ids: list[int], positions: bool = True, ablate: Iterable | None = None
+    ) -> Trace:
         """`trace` for token ids as they are (a sentence with [MASK]s, a prompt plus the
         tokens generated so far)."""
-        raise self._unsupported("trace")
+        return self.trace_with(list(ids), RunOptions(positions=positions, ablate=ablate))
 
-    def fill_mask_ids(self, ids: list[int], k: int = 5) -> list[Candidates]:
+    def fill_mask_ids(
+        self, ids: list[int], k: int = 5, options: RunOptions = CLEAN
+    ) -> list[Candidates]:
         """`fill_mask` for token ids in which some ids are the [MASK] id."""
         raise self._unsupported("fill_mask")
 
-    def next_distribution(self, ids: list[int], sampling: Sampling | None = None) -> np.ndarray:
+    def next_distribution(
+        self, ids: list[int], sampling: Sampling | None = None, options: RunOptions = CLEAN
+    ) -> np.ndarray:
         """[V] probabilities of the token after `ids`, after `sampling`'s filters."""
         raise self._unsupported("next_token")
 

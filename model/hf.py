@@ -22,6 +22,12 @@ projections and the model's own cos/sin, because that is what the scores come fr
 tests check softmax(scores + mask) against the model's attention and Q Kᵀ / √Dh against
 the scores.
 
+Experiments (model/options.py) use the same hooks, through a second thread-local value, the
+pass's `Edits`: a pre-hook on W_O replaces a knocked-out head's slice of its input (the
+heads side by side) by 0 or by its mean over the positions, before W_O mixes them; hooks
+on a layer's input, on W_O's output and on the MLP's output write a patch in. The logit
+lens reads each layer's stream through the model's own final norm and output head.
+
 Loading is local and safe: `local_files_only=True`, HF_HUB_OFFLINE=1, `trust_remote_code=False`,
 `attn_implementation="eager"`, and weights from safetensors only (a pickled
 `pytorch_model.bin` can run code when it is read, so such a folder is refused). A GGUF file
@@ -33,7 +39,8 @@ from __future__ import annotations
 
 import os
 import threading
-from contextlib import nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -44,12 +51,15 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.overrides import TorchFunctionMode
 
-from model.contract import Candidates, Model, Sampling
+from model.contract import ATTRIBUTIONS, Attribution, Candidates, Model, Sampling
+from model.interventions import chunks, edits_of, gradient_x_input, integrated_gradients
 from model.lm import UNFILTERED, filter_logits
+from model.options import CLEAN, RunOptions, check_heads, check_patch
 from model.registry import check_weights, read_info
-from model.text import Encoded, timed, to_numpy
+from model.text import Encoded, encoded, timed, to_numpy
 from model.tokenizer import Shown, reading_of, show, show_token
 from model.trace import LayerTrace, Trace
+from model.transformer import Edits, knock_out
 
 MAX_TOKENS = 512  # the most tokens one trace reads, whatever the model's context
 # From this many tokens on, a trace keeps the model's own scores (a torch function mode,
@@ -75,6 +85,9 @@ class Family:
     attn_in: str | None = None  # pre-norm: the norm whose output is X (None: X = resid_pre)
     mid: str | None = None  # post-norm: the add & norm whose output is resid_mid
     rotary: str | None = None  # the rotary embedding module under the base model
+    final_norm: str | None = None  # the norm after the last layer, under the base model
+    head: tuple[str, ...] = ()  # the output head's modules, applied in order, under the
+    # model with its head: the final hidden state -> logits (the logit lens reads with them)
 
     @property
     def fused(self) -> bool:
@@ -85,26 +98,30 @@ BERT = Family(
     layers="encoder.layer", embed="embeddings.word_embeddings",
     pos="embeddings.position_embeddings", attn="attention.self", q="attention.self.query",
     k="attention.self.key", v="attention.self.value", out="attention.output.dense",
-    mlp="output.dense", mid="attention.output",
+    mlp="output.dense", mid="attention.output", head=("cls",),
 )  # fmt: skip
+ROBERTA = replace(BERT, head=("lm_head",))
 FAMILIES: dict[str, Family] = {
     "bert": BERT,
-    "roberta": BERT,
-    "xlm-roberta": BERT,
+    "roberta": ROBERTA,
+    "xlm-roberta": ROBERTA,
     "distilbert": Family(
         layers="transformer.layer", embed="embeddings.word_embeddings",
         pos="embeddings.position_embeddings", attn="attention", q="attention.q_lin",
         k="attention.k_lin", v="attention.v_lin", out="attention.out_lin", mlp="ffn",
         mid="sa_layer_norm",
+        head=("vocab_transform", "activation", "vocab_layer_norm", "vocab_projector"),
     ),
     "gpt2": Family(
         layers="h", embed="wte", pos="wpe", attn="attn", q="attn.c_attn", k="attn.c_attn",
-        v="attn.c_attn", out="attn.c_proj", mlp="mlp", attn_in="ln_1",
+        v="attn.c_attn", out="attn.c_proj", mlp="mlp", attn_in="ln_1", final_norm="ln_f",
+        head=("lm_head",),
     ),
     "llama": Family(
         layers="layers", embed="embed_tokens", pos=None, attn="self_attn",
         q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj",
         out="self_attn.o_proj", mlp="mlp", attn_in="input_layernorm", rotary="rotary_emb",
+        final_norm="norm", head=("lm_head",),
     ),
 }  # fmt: skip
 
@@ -116,7 +133,6 @@ FAMILIES: dict[str, Family] = {
 class Recorder:
     """What the hooks saw during one traced forward pass (batch of one)."""
 
-    positions: bool = True  # False: the position embedding (or rotation) is switched off
     embed: Tensor | None = None
     pos: Tensor | None = None
     rotary: tuple[Tensor, Tensor] | None = None
@@ -141,11 +157,71 @@ class _KeepScores(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-_local = threading.local()  # .recorder: the current thread's Recorder, or None
+_local = threading.local()  # .recorder, .edits: the current thread's pass's, or None
 
 
 def _recorder() -> Recorder | None:
     return getattr(_local, "recorder", None)
+
+
+def _edits() -> Edits | None:
+    return getattr(_local, "edits", None)
+
+
+@contextmanager
+def _running(edits: Edits | None, recorder: Recorder | None = None) -> Iterator[None]:
+    """During the block, this thread's passes apply `edits` and record into `recorder`."""
+    _local.edits, _local.recorder = edits, recorder
+    try:
+        yield
+    finally:
+        _local.edits = _local.recorder = None
+
+
+def _knock(i: int, n_heads: int) -> Any:
+    """A pre-hook on layer i's W_O: the knocked-out heads' slices of its input (the heads'
+    z side by side, (B, T, H * Dh)) replaced by 0 or by their mean over the positions."""
+
+    def hook(module: nn.Module, args: tuple, kwargs: dict) -> Any:
+        edits = _edits()
+        if edits is None or i not in edits.knocked:
+            return None
+        x = args[0]
+        b, t, _ = x.shape
+        z = x.reshape(b, t, n_heads, -1).transpose(1, 2)  # (B, H, T, Dh)
+        z = knock_out(z, edits.knocked[i], edits.mean)
+        return (z.transpose(1, 2).reshape(b, t, -1), *args[1:]), kwargs
+
+    return hook
+
+
+def _patch_input(i: int) -> Any:
+    """A pre-hook on layer i: the patch of its resid_pre, if any, written in."""
+
+    def hook(module: nn.Module, args: tuple, kwargs: dict) -> Any:
+        edits = _edits()
+        if edits is None or ("resid_pre", i) not in edits.patches:
+            return None
+        if args:
+            return (edits.patched("resid_pre", i, args[0]), *args[1:]), kwargs
+        x = edits.patched("resid_pre", i, kwargs["hidden_states"])
+        return args, {**kwargs, "hidden_states": x}
+
+    return hook
+
+
+def _patch_output(i: int, site: str) -> Any:
+    """A forward hook: the patch of layer i's `site` (attn_out, mlp_out), if any, written in."""
+
+    def hook(module: nn.Module, args: tuple, out: Any) -> Any:
+        edits = _edits()
+        if edits is None or (site, i) not in edits.patches:
+            return None
+        if isinstance(out, tuple):
+            return (edits.patched(site, i, out[0]), *out[1:])
+        return edits.patched(site, i, out)
+
+    return hook
 
 
 def _first(out: Any) -> Tensor:
@@ -180,23 +256,26 @@ def _embed_hook(module: nn.Module, args: tuple, out: Tensor) -> None:
         rec.embed = out
 
 
+def _positions_off() -> bool:
+    edits = _edits()
+    return edits is not None and not edits.positions
+
+
 def _pos_hook(module: nn.Module, args: tuple, out: Tensor) -> Tensor | None:
-    rec = _recorder()
-    if rec is None:
-        return None
-    if not rec.positions:
+    if _positions_off():
         out = torch.zeros_like(out)
-    rec.pos = out
+    rec = _recorder()
+    if rec is not None:
+        rec.pos = out
     return out
 
 
 def _rotary_hook(module: nn.Module, args: tuple, out: tuple[Tensor, Tensor]) -> Any:
-    rec = _recorder()
-    if rec is None:
-        return None
-    if not rec.positions:  # no rotation: cos 1, sin 0
+    if _positions_off():  # no rotation: cos 1, sin 0
         out = (torch.ones_like(out[0]), torch.zeros_like(out[1]))
-    rec.rotary = out
+    rec = _recorder()
+    if rec is not None:
+        rec.rotary = out
     return out
 
 
@@ -333,7 +412,8 @@ class HFModel(Model):
             _get(self.base, fam.pos).register_forward_hook(_pos_hook)
         if fam.rotary:
             _get(self.base, fam.rotary).register_forward_hook(_rotary_hook)
-        for i, layer in enumerate(self.stack):
+        for i, layer in enumerate(self.stack):  # edits first, then the records see them
+            layer.register_forward_pre_hook(_patch_input(i), with_kwargs=True)
             layer.register_forward_pre_hook(_record_input(i, "resid_pre"), with_kwargs=True)
             layer.register_forward_hook(_record(i, "resid_post"))
             if fam.fused:
@@ -342,9 +422,13 @@ class HFModel(Model):
                 for what in ("q", "k", "v"):
                     _get(layer, getattr(fam, what)).register_forward_hook(_record(i, what))
             out = _get(layer, fam.out)
+            out.register_forward_pre_hook(_knock(i, self.n_heads), with_kwargs=True)
             out.register_forward_pre_hook(_record_input(i, "z"), with_kwargs=True)
+            out.register_forward_hook(_patch_output(i, "attn_out"))
             out.register_forward_hook(_record(i, "attn_out"))
-            _get(layer, fam.mlp).register_forward_hook(_record(i, "mlp_out"))
+            mlp = _get(layer, fam.mlp)
+            mlp.register_forward_hook(_patch_output(i, "mlp_out"))
+            mlp.register_forward_hook(_record(i, "mlp_out"))
             if fam.attn_in:
                 _get(layer, fam.attn_in).register_forward_hook(_record(i, "attn_input"))
             if fam.mid:
@@ -433,31 +517,56 @@ class HFModel(Model):
 
     # -- forward passes ----------------------------------------------------------------------
 
+    def heads(self) -> dict[str, tuple[int, int]]:
+        """One stack of (layers, query heads a layer)."""
+        return {"": (len(self.stack), self.n_heads)}
+
+    def ids_of(self, inputs: str | Sequence[int]) -> list[int]:
+        """A text's ids (as `trace` reads it), or token ids as they are."""
+        return encoded(self, inputs).ids
+
+    def edits(self, runs: Sequence[RunOptions], ids: Tensor) -> Edits:
+        """`runs` (one per row of ids, or one for all) checked, as the pass's Edits; a
+        patch's source is run (and recorded) first."""
+        runs = list(runs) * ids.shape[0] if len(runs) == 1 else list(runs)
+        source = None
+        for run in runs:
+            check_heads(run, self.heads(), self.name)
+            if run.patch is None:
+                continue
+            n_source = len(self.ids_of(run.patch.source)) if source is None else ids.shape[1]
+            check_patch(run.patch, len(self.stack), n_source, ids.shape[1])
+            if source is None:
+                rec = Recorder(layers=[{} for _ in self.stack])
+                src = torch.tensor([self.ids_of(run.patch.source)], device=self.device)
+                with _running(Edits(positions=run.positions), rec):
+                    self.module(input_ids=src)
+                source = lambda site, layer, rec=rec: rec.layers[layer][site]  # noqa: E731
+        return edits_of(runs, "", self.n_heads, self.device, source)
+
     @torch.inference_mode()
-    def _forward(self, ids: list[int], attentions: bool = False) -> Any:
-        x = torch.tensor([ids], device=self.device)
-        return self.module(input_ids=x, output_attentions=attentions)
+    def _forward(
+        self, ids: list[int] | Tensor, attentions: bool = False,
+        options: RunOptions | Sequence[RunOptions] = CLEAN, recorder: Recorder | None = None,
+    ) -> Any:  # fmt: skip
+        x = ids if isinstance(ids, Tensor) else torch.tensor([ids], device=self.device)
+        runs = [options] if isinstance(options, RunOptions) else options
+        with _running(self.edits(runs, x), recorder):
+            return self.module(input_ids=x, output_attentions=attentions)
 
-    def _logits(self, ids: list[int]) -> Tensor:
+    def _logits(self, ids: list[int], options: RunOptions = CLEAN) -> Tensor:
         """The fast path: logits (T, V) for one sequence, nothing recorded."""
-        return self._forward(ids).logits[0]
+        return self._forward(ids, options=options).logits[0]
 
-    def trace(self, inputs: str, positions: bool = True) -> Trace:
-        """One text through the model, everything inside kept (see Trace)."""
-        return self._trace(self.encode(inputs), positions)
-
-    def trace_ids(self, ids: list[int], positions: bool = True) -> Trace:
-        return self._trace(self.encoded_ids(ids), positions)
-
-    def _trace(self, enc: Encoded, positions: bool) -> Trace:
-        rec = Recorder(positions=positions, layers=[{} for _ in self.stack])
-        _local.recorder = rec
+    def trace_with(self, inputs: str | Sequence[int], options: RunOptions = CLEAN) -> Trace:
+        """One text (or token ids as they are) through the model, everything inside kept."""
+        enc = encoded(self, inputs)
+        rec = Recorder(layers=[{} for _ in self.stack])
         keep = _KeepScores(rec.scores) if len(enc.ids) >= KEEP_SCORES_FROM else nullcontext()
-        try:
-            with keep:
-                out, seconds = timed(lambda: self._forward(enc.ids, attentions=True), self.device)
-        finally:
-            _local.recorder = None
+        with keep:
+            out, seconds = timed(
+                lambda: self._forward(enc.ids, True, options, rec), self.device
+            )
         if len(rec.scores) != len(self.stack):  # not one softmax per layer: recompute them
             rec.scores = []
         n = len(enc.ids)
@@ -474,12 +583,81 @@ class HFModel(Model):
             causal=self.causal,
             truncated=enc.truncated,
             n_input_tokens=enc.n_input_tokens,
-            positions=positions,
+            options=options,
             device=self.device,
             seconds=seconds,
             raw_tokens=enc.raw_tokens,
             fragment_of=enc.fragment_of,
         )
+
+    def log_probs(
+        self, inputs: str | Sequence[int], runs: Sequence[RunOptions],
+        at: Sequence[int] | None = None, batch: int = 16,
+    ) -> np.ndarray:  # fmt: skip
+        """[len(runs), len(at), V]: one input under each of `runs`, `batch` rows a pass."""
+        if not self._head():
+            raise self._unsupported("read its guesses (no output head)")
+        ids = self.ids_of(inputs)[: self.max_len]
+        where = list(range(len(ids))) if at is None else list(at)
+        out = []
+        for part in chunks(runs, batch):
+            x = torch.tensor([ids] * len(part), device=self.device)
+            logits = self._forward(x, options=part).logits[:, where].float()
+            out.append(to_numpy(torch.log_softmax(logits, dim=-1)))
+        return np.concatenate(out)
+
+    def _head(self) -> list[nn.Module]:
+        """The final norm (if any) and the output head's modules: stream -> logits; [] for
+        a model without an output head."""
+        fam = self.family
+        if not fam.head or not (self.can("fill_mask") or self.can("next_token")):
+            return []
+        norm = [_get(self.base, fam.final_norm)] if fam.final_norm else []
+        return norm + [_get(self.module, path) for path in fam.head]
+
+    @torch.inference_mode()
+    def logit_lens(
+        self, inputs: str | Sequence[int], at: Sequence[int] | None = None
+    ) -> np.ndarray:
+        """[L + 1, T, V] log-probabilities of the stream entering layer 0, then leaving each
+        layer, read through the model's final norm and output head."""
+        head = self._head()
+        if not head:
+            raise self._unsupported("read its guesses (no output head)")
+        rec = Recorder(layers=[{} for _ in self.stack])
+        self._forward(self.ids_of(inputs)[: self.max_len], recorder=rec)
+        streams = [rec.layers[0]["resid_pre"]] + [layer["resid_post"] for layer in rec.layers]
+        x = torch.cat(streams)  # (L + 1, T, D)
+        x = x[:, list(at)] if at is not None else x
+        for module in head:
+            x = module(x)
+        return to_numpy(torch.log_softmax(x.float(), dim=-1))
+
+    def attribute(
+        self, inputs: str | Sequence[int], position: int, token: int,
+        method: str = "integrated_gradients", steps: int = 64,
+    ) -> Attribution:  # fmt: skip
+        """Each input token's score for log p(`token`) at `position` (see Model.attribute),
+        on the token embeddings given as `inputs_embeds`."""
+        if method not in ATTRIBUTIONS:
+            raise ValueError(f"method must be one of {', '.join(ATTRIBUTIONS)}, not {method!r}")
+        if not self._head():
+            raise self._unsupported("attribute a prediction to its tokens")
+        ids = torch.tensor([self.ids_of(inputs)[: self.max_len]], device=self.device)
+        if not 0 <= position < ids.shape[1]:
+            raise ValueError(f"position {position} is out of range (0-{ids.shape[1] - 1})")
+        with torch.no_grad():
+            x = self.module.get_input_embeddings()(ids)[0]  # (T, D)
+
+        def output(embeds: Tensor) -> Tensor:  # (B, T, D) -> log p(token) (B,)
+            logits = self.module(inputs_embeds=embeds).logits[:, position].float()
+            return torch.log_softmax(logits, dim=-1)[:, token]
+
+        if method == "gradient_x_input":
+            scores, value = gradient_x_input(output, x)
+            return Attribution(to_numpy(scores), method, position, token, value, float("nan"))
+        scores, value, base = integrated_gradients(output, x, torch.zeros_like(x), steps, 8)
+        return Attribution(to_numpy(scores), method, position, token, value, base, steps)
 
     def _heads(self, x: Tensor, n_heads: int) -> Tensor:
         """(T, n_heads * Dh) -> (n_heads, T, Dh)."""
@@ -543,25 +721,25 @@ class HFModel(Model):
         logits[..., len(self.tokenizer) :] = float("-inf")
         return logits
 
-    def fill_mask(self, text: str, k: int = 5) -> list[Candidates]:
-        if not self.can("fill_mask"):
-            raise self._unsupported("fill_mask")
-        return self.fill_mask_ids(self.encode(text).ids, k)
-
-    def fill_mask_ids(self, ids: list[int], k: int = 5) -> list[Candidates]:
+    def fill_mask_ids(
+        self, ids: list[int], k: int = 5, options: RunOptions = CLEAN
+    ) -> list[Candidates]:
         if not self.can("fill_mask"):
             raise self._unsupported("fill_mask")
         ids = [int(i) for i in ids][: self.max_len]
-        logits = self._logits(ids)
+        logits = self._logits(ids, options)
         where = [p for p, i in enumerate(ids) if i == self._mask_id]
         return [self._ranked(torch.softmax(self._without(logits[p]), -1), k) for p in where]
 
-    def next_distribution(self, ids: list[int], sampling: Sampling | None = None) -> np.ndarray:
+    def next_distribution(
+        self, ids: list[int], sampling: Sampling | None = None, options: RunOptions = CLEAN
+    ) -> np.ndarray:
         if not self.can("next_token"):
             raise self._unsupported("next_token")
         ids = [int(i) for i in ids][-self.max_len :]
         eos = self.tokenizer.eos_token_id
-        logits = self._without(self._logits(ids)[-1], keep=(eos,) if eos is not None else ())
+        logits = self._logits(ids, options)[-1]
+        logits = self._without(logits, keep=(eos,) if eos is not None else ())
         probs = filter_logits(logits.float(), sampling or UNFILTERED).double().cpu().numpy()
         return probs / probs.sum()
 

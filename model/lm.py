@@ -6,19 +6,25 @@
     m.fill_mask("I [MASK] across the river.", k=5)          # encoder
     m.next_token("Once upon a", k=5)                        # decoder
     m.generate("the dog", max_new_tokens=10, seed=0)        # decoder
+    m.trace("The cat sat.", ablate=[(1, 2)])                # layer 1's head 2 knocked out
+    m.logit_lens("The cat sat.")                            # every layer's guess
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from model.contract import Candidates, Sampling
-from model.text import Encoded, TextTransformer, timed, to_numpy
+from model.contract import ATTRIBUTIONS, Attribution, Candidates, Sampling
+from model.interventions import chunks, edits_of, gradient_x_input, integrated_gradients, recorded
+from model.options import CLEAN, RunOptions, check_heads, check_patch
+from model.text import Encoded, TextTransformer, encoded, timed, to_numpy
 from model.tokenizer import EOS_ID, MASK_ID, PAD_ID
 from model.trace import Trace
-from model.transformer import Record
+from model.transformer import Edits, Record
 
 UNFILTERED = Sampling()  # temperature 1, no top-k, no top-p: the model's own distribution
 
@@ -61,57 +67,116 @@ class TransformerLM(TextTransformer):
 
     # -- forward passes --------------------------------------------------------------------
 
-    @torch.inference_mode()
-    def forward(self, ids: Tensor, positions: bool = True) -> tuple[Tensor, Record]:
-        """The model on (B, T) ids: logits (B, T, V) and the record."""
-        return self.module(ids.to(self.device), positions=positions)
+    def edits(self, runs: Sequence[RunOptions], ids: Tensor) -> Edits:
+        """`runs` (one per row of ids (B, T), or one for all) as the pass's Edits, each
+        checked against this model; a patch's source is run first."""
+        runs = list(runs) * ids.shape[0] if len(runs) == 1 else list(runs)
+        source = None
+        for run in runs:
+            check_heads(run, self.heads(), self.name)
+            if run.patch is not None and source is None:
+                src = self.ids_of(run.patch.source)
+                check_patch(run.patch, self.cfg.n_layers, len(src), ids.shape[1])
+                src_ids = torch.tensor([src], device=self.device)
+                source = recorded(self.module(src_ids, Edits(positions=run.positions))[1])
+            elif run.patch is not None:
+                check_patch(run.patch, self.cfg.n_layers, ids.shape[1], ids.shape[1])
+        return edits_of(runs, "", self.cfg.n_heads, self.device, source)
 
-    def logits(self, text: str, positions: bool = True) -> np.ndarray:
+    @torch.inference_mode()
+    def forward(
+        self, ids: Tensor, options: RunOptions | Sequence[RunOptions] = CLEAN
+    ) -> tuple[Tensor, Record]:
+        """The model on (B, T) ids: logits (B, T, V) and the record. `options`: one for
+        every row, or one per row (a batch of experiments on one sentence)."""
+        ids = ids.to(self.device)
+        runs = [options] if isinstance(options, RunOptions) else options
+        return self.module(ids, self.edits(runs, ids))
+
+    def logits(self, text: str, options: RunOptions = CLEAN) -> np.ndarray:
         """The fast path: logits [T, V] for one text, nothing else kept."""
         ids = torch.tensor([self.encode(text).ids], device=self.device)
-        return to_numpy(self.forward(ids, positions)[0][0])
+        return to_numpy(self.forward(ids, options)[0][0])
 
-    def trace(self, inputs: str, positions: bool = True) -> Trace:
-        """One text through the model, everything inside kept (see Trace)."""
-        return self._trace(self.encode(inputs), positions)
-
-    def trace_ids(self, ids: list[int], positions: bool = True) -> Trace:
-        """Like `trace`, for token ids as they are (e.g. a prompt plus generated tokens, or a
-        sentence with some tokens replaced by [MASK]); keeps the last `max_len` ids."""
-        return self._trace(self.encoded_ids(ids), positions)
-
-    def _trace(self, enc: Encoded, positions: bool) -> Trace:
+    def trace_with(self, inputs: str | Sequence[int], options: RunOptions = CLEAN) -> Trace:
+        """One text (or token ids as they are: a prompt plus generated tokens, a sentence
+        with [MASK]s; the last `max_len` kept) through the model, everything inside kept."""
+        enc = encoded(self, inputs)
         ids = torch.tensor([enc.ids], device=self.device)
-        (logits, record), seconds = timed(lambda: self.forward(ids, positions), self.device)
-        return self.make_trace(enc, record, logits, self.causal, positions, seconds)
+        (logits, record), seconds = timed(lambda: self.forward(ids, options), self.device)
+        return self.make_trace(enc, record, logits, self.causal, options, seconds)
+
+    def log_probs(
+        self, inputs: str | Sequence[int], runs: Sequence[RunOptions],
+        at: Sequence[int] | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """[len(runs), len(at), V]: one input under each of `runs`, batched."""
+        ids = self.ids_of(inputs)
+        where = list(range(len(ids))) if at is None else list(at)
+        out = []
+        for part in chunks(runs):
+            batch = torch.tensor([ids] * len(part), device=self.device)
+            logits = self.forward(batch, part)[0][:, where].float()
+            out.append(to_numpy(torch.log_softmax(logits, dim=-1)))
+        return np.concatenate(out)
+
+    @torch.inference_mode()
+    def logit_lens(
+        self, inputs: str | Sequence[int], at: Sequence[int] | None = None
+    ) -> np.ndarray:
+        """[L + 1, T, V] log-probabilities: the stream read through the output head."""
+        ids = torch.tensor([self.ids_of(inputs)], device=self.device)
+        return self.read_stream(self.forward(ids)[1], at)
+
+    def attribute(
+        self, inputs: str | Sequence[int], position: int, token: int,
+        method: str = "integrated_gradients", steps: int = 64,
+    ) -> Attribution:  # fmt: skip
+        """Each input token's score for log p(`token`) at `position`: gradient x input, or
+        integrated gradients from a zero embedding (positions kept), on the token embeddings."""
+        if method not in ATTRIBUTIONS:
+            raise ValueError(f"method must be one of {', '.join(ATTRIBUTIONS)}, not {method!r}")
+        ids = torch.tensor([self.ids_of(inputs)], device=self.device)
+        if not 0 <= position < ids.shape[1]:
+            raise ValueError(f"position {position} is out of range (0-{ids.shape[1] - 1})")
+        stack = self.module.stack
+        with torch.no_grad():
+            x = (stack.embed(ids) * stack.embed_scale)[0]  # (T, D)
+
+        def output(embeds: Tensor) -> Tensor:  # (B, T, D) -> log p(token) (B,)
+            logits, _ = self.module(ids.expand(embeds.shape[0], -1), Edits(embed=embeds))
+            return torch.log_softmax(logits[:, position].float(), dim=-1)[:, token]
+
+        if method == "gradient_x_input":
+            scores, value = gradient_x_input(output, x)
+            return Attribution(to_numpy(scores), method, position, token, value, float("nan"))
+        scores, value, base = integrated_gradients(output, x, torch.zeros_like(x), steps)
+        return Attribution(to_numpy(scores), method, position, token, value, base, steps)
 
     # -- masked prediction (encoder) -------------------------------------------------------
 
-    def fill_mask(self, text: str, k: int = 5) -> list[Candidates]:
-        """One ranked (token, prob) list per [MASK] in the text, in order."""
-        if not self.can("fill_mask"):
-            raise self._unsupported("fill_mask")
-        return self.fill_mask_ids(self.encode(text).ids, k)
-
-    def fill_mask_ids(self, ids: list[int], k: int = 5) -> list[Candidates]:
+    def fill_mask_ids(
+        self, ids: list[int], k: int = 5, options: RunOptions = CLEAN
+    ) -> list[Candidates]:
         """`fill_mask` for token ids in which some ids are already MASK_ID."""
         if not self.can("fill_mask"):
             raise self._unsupported("fill_mask")
         ids = torch.tensor([list(ids)[: self.cfg.max_len]], device=self.device)
-        logits = self.forward(ids)[0][0]  # (T, V)
+        logits = self.forward(ids, options)[0][0]  # (T, V)
         where = (ids[0] == MASK_ID).nonzero().flatten()
         return [self.ranked(torch.softmax(self.without_specials(logits[i]), -1), k) for i in where]
 
     # -- next-token prediction (decoder) ---------------------------------------------------
 
-    def next_distribution(self, ids: list[int], sampling: Sampling | None = None) -> np.ndarray:
+    def next_distribution(
+        self, ids: list[int], sampling: Sampling | None = None, options: RunOptions = CLEAN
+    ) -> np.ndarray:
         """[V] probabilities (float64, summing to 1) of the token after `ids`, filtered for
         sampling; special tokens other than [EOS] are never predicted."""
         if not self.can("next_token"):
             raise self._unsupported("next_token")
         ids = list(ids)[-self.cfg.max_len :]
-        logits = self.forward(torch.tensor([ids], device=self.device))[0][0, -1]
+        logits = self.forward(torch.tensor([ids], device=self.device), options)[0][0, -1]
         logits = self.without_specials(logits, keep=(EOS_ID,)).float()
         probs = filter_logits(logits, sampling or UNFILTERED).double().cpu().numpy()
         return probs / probs.sum()
-

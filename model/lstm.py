@@ -27,10 +27,12 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from model.checkpoint import TOKENIZER, read_config, read_weights
+from model.options import CLEAN, RunOptions, check_heads
 from model.text import Encoded, Translator, timed, to_numpy
 from model.tokenizer import BOS_ID, EOS_ID
 from model.trace import Trace
 
+NO_POSITIONS = RunOptions(positions=False)
 State = tuple[Tensor, Tensor]  # (h, c), each (L, B, D): L layers, B sentences
 
 
@@ -167,9 +169,13 @@ class RecurrentTranslator(Translator):
 
     # -- trace ----------------------------------------------------------------------------
 
-    def trace(self, inputs: str, positions: bool = True) -> Trace:
+    def trace_with(self, inputs: str, options: RunOptions = CLEAN) -> Trace:
         """Translate the text greedily, then trace the pair (see `trace_pair`). `positions` is
-        accepted for the contract; a recurrent model adds no positional encoding."""
+        accepted for the contract; a recurrent model adds no positional encoding and has no
+        heads to knock out nor a residual stream to patch (a ValueError says so)."""
+        check_heads(options, {}, self.name)
+        if options.patch is not None:
+            raise ValueError(f"'{self.name}' (recurrent) has no residual stream to patch")
         source = self.encode(inputs)
         ids = self.greedy(source.ids)
         return self._trace(source, [BOS_ID, *[i for i in ids if i != EOS_ID]])
@@ -215,7 +221,7 @@ class RecurrentTranslator(Translator):
             causal=True,  # each state has read only the tokens up to its own
             truncated=enc.truncated,
             n_input_tokens=enc.n_input_tokens,
-            positions=False,  # no positional encoding: order is the reading order
+            options=NO_POSITIONS,  # no positional encoding: order is the reading order
             device=self.device,
             seconds=seconds,
             states=to_numpy(states[0]),  # [T, D]

@@ -10,7 +10,7 @@ model/lstm.py (the LSTM translator) build on them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +23,7 @@ from torch import Tensor, nn
 
 from model.checkpoint import load_checkpoint
 from model.contract import Candidates, Model, Translation
+from model.options import RunOptions
 from model.tokenizer import (
     BOS_ID,
     EOS_ID,
@@ -85,6 +86,15 @@ def layer_trace(layer: LayerRecord, i: int = 0, cross: bool = False) -> LayerTra
         mlp_out=to_numpy(layer.mlp_out[i]),
         resid_post=to_numpy(layer.resid_post[i]),
     )
+
+
+def encoded(m: Model, inputs: str | Sequence[int]) -> Encoded:
+    """What a trace reads: a text, encoded, or token ids as they are (a list, tuple or array)."""
+    if isinstance(inputs, str):
+        return m.encode(inputs)
+    if not isinstance(inputs, list | tuple | np.ndarray):
+        raise TypeError(f"text must be a str (or token ids), not {type(inputs).__name__}")
+    return m.encoded_ids(list(inputs))
 
 
 def timed(run: Callable[[], T], device: str) -> tuple[T, float]:
@@ -156,10 +166,10 @@ class Translator(TextModel):
     """A text model whose `trace(text)` decodes a translation greedily (the decoder's
     tokens after [BOS]) and keeps the source's trace in `.encoder`."""
 
-    def translate(self, text: str) -> Translation:
+    def translate(self, text: str, ablate: Iterable | None = None) -> Translation:
         """The greedy translation, its tokens and probabilities, and the source words that
-        are not in the vocabulary."""
-        return self.translation_in(self.trace(text), text)
+        are not in the vocabulary; `ablate`: heads knocked out (see `trace`)."""
+        return self.translation_in(self.trace(text, ablate=ablate), text)
 
     def translation_in(self, t: Trace, text: str) -> Translation:
         """The translation that `trace(text)` holds (its target tokens, each one's probability
@@ -202,7 +212,7 @@ class TextTransformer(TextModel):
         record: Record,
         logits: Tensor | None,
         causal: bool,
-        positions: bool,
+        options: RunOptions,
         seconds: float,
     ) -> Trace:
         """Sentence 0 of a forward pass's record as the numpy Trace of the contract."""
@@ -217,7 +227,7 @@ class TextTransformer(TextModel):
             causal=causal,
             truncated=enc.truncated,
             n_input_tokens=enc.n_input_tokens,
-            positions=positions,
+            options=options,
             device=self.device,
             seconds=seconds,
             raw_tokens=enc.raw_tokens,
@@ -226,6 +236,24 @@ class TextTransformer(TextModel):
             if record.layers and record.layers[0].cross_attn is not None
             else [],
         )
+
+    def heads(self) -> dict[str, tuple[int, int]]:
+        """One stack of (layers, heads a layer)."""
+        return {"": (self.cfg.n_layers, self.cfg.n_heads)}
+
+    def ids_of(self, inputs: str | Sequence[int]) -> list[int]:
+        """A text's ids (as `trace` reads it), or token ids as they are."""
+        return encoded(self, inputs).ids
+
+    def read_stream(self, record: Record, at: Sequence[int] | None) -> np.ndarray:
+        """The logit lens on a record: [L + 1, T (or len(at)), V] log-probabilities of the
+        stream entering layer 0, then leaving each layer, through the model's output head."""
+        streams = [record.layers[0].resid_pre] + [layer.resid_post for layer in record.layers]
+        stream = torch.cat(streams)  # (L + 1, T, D), sentence 0 of each
+        if at is not None:
+            stream = stream[:, list(at)]
+        with torch.inference_mode():
+            return to_numpy(torch.log_softmax(self.module.read_out(stream).float(), dim=-1))
 
     # -- predictions -----------------------------------------------------------------------
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from model.options import CLEAN, RunOptions
+
 
 @dataclass
 class LayerTrace:
@@ -64,7 +66,7 @@ class Trace:
     causal: bool  # True for a decoder: attention is zero above the diagonal
     truncated: bool  # True when the text was longer than the context and was cut
     n_input_tokens: int  # tokens the text had before truncation
-    positions: bool = True  # False when positional encodings were switched off
+    options: RunOptions = CLEAN  # how the pass ran: positions, heads knocked out, a patch
     device: str = "cpu"  # where the pass ran
     seconds: float = 0.0  # wall time of the forward pass
     cross_layers: list[LayerTrace] = field(default_factory=list)  # decoder -> encoder
@@ -81,6 +83,11 @@ class Trace:
             self.raw_tokens = list(self.tokens)
         if not self.fragment_of:
             self.fragment_of = [""] * len(self.tokens)
+
+    @property
+    def positions(self) -> bool:
+        """False when positional encodings were switched off."""
+        return self.options.positions
 
     @property
     def n_layers(self) -> int:
@@ -103,7 +110,7 @@ class Trace:
 
 _ARRAYS = ("ids", "embeddings", "positional", "logits", "states", "context", "image")
 _TOKENS = ("tokens", "raw_tokens", "fragment_of")  # strings, one per token
-_FLAGS = ("causal", "truncated", "n_input_tokens", "positions", "device", "seconds")
+_FLAGS = ("causal", "truncated", "n_input_tokens", "device", "seconds")
 
 
 EXTRA = "extra_"  # the prefix of arrays stored beside a trace (`save_npz(extras=...)`)
@@ -117,6 +124,8 @@ def save_npz(
     (with `.encoder`) is not supported."""
     if trace.encoder is not None or trace.cross_layers:
         raise ValueError("save_npz: traces with an encoder or cross-attention are not supported")
+    if not trace.options.clean:
+        raise ValueError("save_npz: only a run without ablation or patching is saved")
     out: dict[str, np.ndarray] = {f"meta_{k}": np.asarray(v) for k, v in meta.items()}
     out.update({f"{EXTRA}{k}": np.asarray(v) for k, v in (extras or {}).items()})
     for name in _TOKENS:
@@ -127,6 +136,7 @@ def save_npz(
             out[name] = np.asarray(getattr(trace, name))
     for name in _FLAGS:
         out[name] = np.asarray(getattr(trace, name))
+    out["positions"] = np.asarray(trace.positions)
     out["n_layers"] = np.asarray(len(trace.layers))
     for i, layer in enumerate(trace.layers):
         for name, value in vars(layer).items():
@@ -150,6 +160,7 @@ def load_npz(path: str | Path) -> tuple[Trace, dict[str, str]]:
         layers=layers,
         **{name: data.get(name) for name in _ARRAYS},
         **flags,
+        options=RunOptions(positions=bool(data["positions"].item())),
     )
     meta = {k.removeprefix("meta_"): str(v) for k, v in data.items() if k.startswith("meta_")}
     return trace, meta

@@ -11,14 +11,16 @@
 
 Every forward pass can `record` what happened inside (q, k, v, scores, attention, outputs)
 as `LayerRecord`s. Recording only keeps references to tensors the pass computes anyway, so
-the fast path and the traced path run exactly the same code. No module keeps state between
-calls: one model may serve many browser tabs at once.
+the fast path and the traced path run exactly the same code. A pass may also be given
+`Edits` (model.RunOptions as tensors, model/interventions.py): heads knocked out where the
+heads are joined before W_O, activations patched into the stream. No module keeps state
+between calls: one model may serve many browser tabs at once.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -135,6 +137,47 @@ class Record:
 
 
 # ---------------------------------------------------------------------------------------
+# What a forward pass can change: model.RunOptions as tensors, per sentence of the batch
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Edits:
+    """What one (batched) pass through a stack changes; built by model/interventions.py.
+
+    Row b of the batch may knock out other heads, or patch another position, than row a:
+    one batched pass then runs many experiments on the same sentence."""
+
+    positions: bool = True  # False: nothing added for positions
+    knocked: dict[int, Tensor] = field(default_factory=dict)  # layer -> (B, H) bool: heads
+    # whose z is replaced before W_O
+    knocked_cross: dict[int, Tensor] = field(default_factory=dict)  # the same, cross-attention
+    mean: bool = False  # replace z by its mean over the positions, not by 0
+    patches: dict[tuple[str, int], tuple[Tensor, Tensor]] = field(default_factory=dict)
+    # (site, layer) -> (where (B, T) bool, values (B or 1, T, D)): resid_pre, attn_out, mlp_out
+    embed: Tensor | None = None  # (B, T, D) token embeddings given instead of looked up
+
+    def patched(self, site: str, layer: int, x: Tensor) -> Tensor:
+        """x (B, T, D) with the patch at (site, layer), if any, written in."""
+        if (site, layer) not in self.patches:
+            return x
+        where, values = self.patches[site, layer]
+        return torch.where(where[:, :, None], values.to(x.dtype), x)
+
+
+CLEAN_EDITS = Edits()
+
+
+def knock_out(z: Tensor, knocked: Tensor | None, mean: bool) -> Tensor:
+    """z (B, H, T, Dh) with the knocked-out heads ((B, H) bool) replaced: by 0, or by the
+    head's mean over the positions (mean-ablation)."""
+    if knocked is None:
+        return z
+    out = z.mean(dim=2, keepdim=True).expand_as(z) if mean else torch.zeros_like(z)
+    return torch.where(knocked[:, :, None, None], out, z)
+
+
+# ---------------------------------------------------------------------------------------
 # 4. Multi-head attention
 # ---------------------------------------------------------------------------------------
 
@@ -155,12 +198,21 @@ class MultiHeadAttention(nn.Module):
         b, t, _ = x.shape
         return x.view(b, t, self.n_heads, self.d_head).transpose(1, 2)
 
-    def forward(self, x: Tensor, memory: Tensor, mask: Tensor | None) -> AttentionRecord:
-        """Queries from x (B, T, D); keys and values from memory (B, S, D)."""
+    def forward(
+        self,
+        x: Tensor,
+        memory: Tensor,
+        mask: Tensor | None,
+        knocked: Tensor | None = None,
+        mean: bool = False,
+    ) -> AttentionRecord:
+        """Queries from x (B, T, D); keys and values from memory (B, S, D). `knocked`
+        (B, H) bool: heads whose output z is replaced (by 0, or its mean) before W_O."""
         q = self.split_heads(self.w_q(x))  # (B, H, T, Dh)
         k = self.split_heads(self.w_k(memory))  # (B, H, S, Dh)
         v = self.split_heads(self.w_v(memory))  # (B, H, S, Dh)
         z, weights, scores = attention(q, k, v, mask)  # (B, H, T, Dh), (B, H, T, S) x 2
+        z = knock_out(z, knocked, mean)  # the heads are joined below: this is where they go
         concat = z.transpose(1, 2).reshape(x.size(0), x.size(1), -1)  # (B, T, H * Dh)
         return AttentionRecord(x, q, k, v, scores, weights, z, self.w_o(concat))  # (B, T, D)
 
@@ -209,16 +261,29 @@ class Layer(nn.Module):
         mask: Tensor | None,
         memory: Tensor | None = None,
         memory_mask: Tensor | None = None,
+        edits: Edits = CLEAN_EDITS,
+        i: int = 0,
     ) -> LayerRecord:
-        resid_pre = x
-        resid_mid, self_rec = self.add_and_norm(x, lambda h: self.self_attn(h, h, mask), self.norm1)
+        """Layer `i` of its stack on x (B, T, D), with `edits`' changes for that layer."""
+        resid_pre = x = edits.patched("resid_pre", i, x)
+
+        def self_attention(h: Tensor) -> AttentionRecord:
+            rec = self.self_attn(h, h, mask, edits.knocked.get(i), edits.mean)
+            return replace(rec, attn_out=edits.patched("attn_out", i, rec.attn_out))
+
+        resid_mid, self_rec = self.add_and_norm(x, self_attention, self.norm1)
         x, cross_rec, resid_cross = resid_mid, None, None
         if self.cross_attn is not None:  # Q from the decoder, K and V from the encoder
             x, cross_rec = self.add_and_norm(
-                x, lambda h: self.cross_attn(h, memory, memory_mask), self.norm_cross
-            )
+                x,
+                lambda h: self.cross_attn(h, memory, memory_mask, edits.knocked_cross.get(i),
+                                          edits.mean),
+                self.norm_cross,
+            )  # fmt: skip
             resid_cross = x
-        resid_post, mlp_out = self.add_and_norm(x, self.mlp, self.norm2)
+        resid_post, mlp_out = self.add_and_norm(
+            x, lambda h: edits.patched("mlp_out", i, self.mlp(h)), self.norm2
+        )
         return LayerRecord(
             resid_pre, self_rec, resid_mid, cross_rec, resid_cross, mlp_out, resid_post
         )
@@ -259,7 +324,7 @@ class Stack(nn.Module):
     def forward(
         self,
         ids: Tensor,
-        positions: bool = True,
+        edits: Edits = CLEAN_EDITS,
         memory: Tensor | None = None,
         memory_ids: Tensor | None = None,
     ) -> tuple[Tensor, Record]:
@@ -273,14 +338,14 @@ class Stack(nn.Module):
         if memory_ids is not None:
             memory_mask = (memory_ids != self.cfg.pad_id)[:, None, None, :]  # (B, 1, 1, S)
 
-        embed = self.embed(ids) * self.embed_scale  # (B, T, D)
+        embed = self.embed(ids) * self.embed_scale if edits.embed is None else edits.embed
         pos = self.pos_embed[:t].expand(b, t, -1)  # (B, T, D)
-        if not positions:
+        if not edits.positions:
             pos = torch.zeros_like(pos)
         x = self.drop(embed + pos)
         layers = []
-        for layer in self.layers:
-            rec = layer(x, mask, memory, memory_mask)
+        for i, layer in enumerate(self.layers):
+            rec = layer(x, mask, memory, memory_mask, edits, i)
             layers.append(rec)
             x = rec.resid_post
         return self.final_norm(x), Record(embed, pos, layers)
@@ -304,10 +369,14 @@ class LanguageModel(nn.Module):
         if cfg.tie_embeddings:  # one table: token -> vector on the way in, back on the way out
             self.unembed.weight = self.stack.embed.weight
 
-    def forward(self, ids: Tensor, positions: bool = True) -> tuple[Tensor, Record]:
+    def forward(self, ids: Tensor, edits: Edits = CLEAN_EDITS) -> tuple[Tensor, Record]:
         """ids (B, T) -> logits (B, T, V) and the record of the pass."""
-        h, record = self.stack(ids, positions)
+        h, record = self.stack(ids, edits)
         return self.unembed(h), record
+
+    def read_out(self, stream: Tensor) -> Tensor:
+        """The output head on any residual stream (B, T, D) -> logits: the logit lens."""
+        return self.unembed(self.stack.final_norm(stream))
 
 
 class EncoderDecoder(nn.Module):
@@ -324,13 +393,23 @@ class EncoderDecoder(nn.Module):
             self.unembed.weight = self.encoder.embed.weight
 
     def forward(
-        self, src_ids: Tensor, tgt_ids: Tensor, positions: bool = True
+        self,
+        src_ids: Tensor,
+        tgt_ids: Tensor,
+        edits: Edits = CLEAN_EDITS,
+        encoder_edits: Edits = CLEAN_EDITS,
     ) -> tuple[Tensor, Record]:
-        """src (B, S), tgt (B, T) -> logits (B, T, V); record.encoder holds the encoder's."""
-        memory, enc_record = self.encoder(src_ids, positions)
-        h, record = self.decoder(tgt_ids, positions, memory=memory, memory_ids=src_ids)
+        """src (B, S), tgt (B, T) -> logits (B, T, V); record.encoder holds the encoder's.
+        `edits` change the decoder (its self- and cross-attention), `encoder_edits` the
+        encoder."""
+        memory, enc_record = self.encoder(src_ids, encoder_edits)
+        h, record = self.decoder(tgt_ids, edits, memory=memory, memory_ids=src_ids)
         record.encoder = enc_record
         return self.unembed(h), record
+
+    def read_out(self, stream: Tensor) -> Tensor:
+        """The output head on the decoder's residual stream (B, T, D) -> logits."""
+        return self.unembed(self.decoder.final_norm(stream))
 
 
 def build(cfg: Config) -> nn.Module:

@@ -36,6 +36,7 @@ of a digit (a photo, a drawing, a PIL image) into the 8x8, 0-16 input the model 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,9 +47,11 @@ from torch import Tensor, nn
 
 from model.checkpoint import read_config, read_weights, save_checkpoint
 from model.contract import Candidates, Model
+from model.interventions import chunks, edits_of
+from model.options import CLEAN, RunOptions, check_heads
 from model.text import layer_trace, timed, to_numpy
 from model.trace import Trace
-from model.transformer import Config, Layer, Record
+from model.transformer import CLEAN_EDITS, Config, Edits, Layer, Record
 
 PIXEL_MAX = 16.0  # the digits' scale: a pixel counts the inked dots of a 4x4 block, 0-16
 CLASSES = [str(d) for d in range(10)]
@@ -120,7 +123,7 @@ class VisionTransformer(nn.Module):
         self.final_norm = nn.LayerNorm(d) if cfg.norm == "pre" else nn.Identity()
         self.head = nn.Linear(d, cfg.n_classes)  # final vector -> class logits
 
-    def forward(self, images: Tensor, positions: bool = True) -> tuple[Tensor, Record]:
+    def forward(self, images: Tensor, edits: Edits = CLEAN_EDITS) -> tuple[Tensor, Record]:
         """images (B, 8, 8) on the 0-16 scale -> logits (B, T, 10) and the record.
 
         logits[:, 0] ([CLS]) is the prediction. The other rows are the same head applied to
@@ -132,12 +135,12 @@ class VisionTransformer(nn.Module):
         cls = self.cls.expand(b, 1, -1)  # (B, 1, D)
         embed = torch.cat([cls, patches], dim=1)  # (B, T, D)
         pos = self.pos_embed.expand(b, -1, -1)  # (B, T, D)
-        if not positions:
+        if not edits.positions:
             pos = torch.zeros_like(pos)
         x = self.drop(embed + pos)
         layers = []
-        for layer in self.layers:  # no mask: every token sees every token
-            rec = layer(x, None)
+        for i, layer in enumerate(self.layers):  # no mask: every token sees every token
+            rec = layer(x, None, edits=edits, i=i)
             layers.append(rec)
             x = rec.resid_post
         return self.head(self.final_norm(x)), Record(embed, pos, layers)  # (B, T, 10)
@@ -297,27 +300,61 @@ class VisionModel(Model):
         g = self.cfg.grid
         return ["[CLS]"] + [f"patch {r},{c}" for r in range(g) for c in range(g)]
 
+    def heads(self) -> dict[str, tuple[int, int]]:
+        return {"": (self.cfg.n_layers, self.cfg.n_heads)}
+
+    def edits(self, runs: Sequence[RunOptions], b: int) -> Edits:
+        """`runs` (one per image, or one for all) checked, as the pass's Edits."""
+        runs = list(runs) * b if len(runs) == 1 else list(runs)
+        for run in runs:
+            check_heads(run, self.heads(), self.name)
+            if run.patch is not None:
+                raise ValueError(f"'{self.name}' (vision) knocks heads out; it does not patch")
+        return edits_of(runs, "", self.cfg.n_heads, self.device)
+
     @torch.inference_mode()
-    def forward(self, images: np.ndarray, positions: bool = True) -> tuple[Tensor, Record]:
+    def forward(
+        self, images: np.ndarray, options: RunOptions | Sequence[RunOptions] = CLEAN
+    ) -> tuple[Tensor, Record]:
         """(B, 8, 8) images on the 0-16 scale -> logits (B, T, 10) and the record."""
         batch = torch.as_tensor(np.asarray(images, dtype=np.float32), device=self.device)
-        return self.module(batch, positions=positions)
+        runs = [options] if isinstance(options, RunOptions) else options
+        return self.module(batch, self.edits(runs, batch.shape[0]))
 
-    def probabilities(self, images: np.ndarray) -> np.ndarray:
+    def probabilities(self, images: np.ndarray, options: RunOptions = CLEAN) -> np.ndarray:
         """The fast path for many images: (B, 8, 8), 0-16 -> [B, 10] class probabilities."""
-        logits, _ = self.forward(images)
+        logits, _ = self.forward(images, options)
         return to_numpy(torch.softmax(logits[:, 0], dim=-1))  # [CLS] row
 
-    def classify(self, image: Any) -> Candidates:
+    def classify(self, image: Any, ablate: Iterable | None = None) -> Candidates:
         """The ten digits with their probabilities, most likely first: [("7", 0.97), ...]."""
-        probs = self.probabilities(to_digit_image(image)[None])[0]
+        probs = self.probabilities(to_digit_image(image)[None], RunOptions(ablate=ablate))[0]
         order = np.argsort(-probs, kind="stable")
         return [(CLASSES[i], float(probs[i])) for i in order]
 
-    def trace(self, inputs: Any, positions: bool = True) -> Trace:
+    def log_probs(
+        self, inputs: Any, runs: Sequence[RunOptions], at: Sequence[int] | None = None
+    ) -> np.ndarray:
+        """[len(runs), len(at), 10]: one image's class log-probabilities under each run
+        (the [CLS] row, position 0, decides), batched."""
+        image = to_digit_image(inputs)
+        where = list(range(self.cfg.n_tokens)) if at is None else list(at)
+        out = []
+        for part in chunks(runs):
+            logits = self.forward(np.repeat(image[None], len(part), 0), part)[0][:, where]
+            out.append(to_numpy(torch.log_softmax(logits.float(), dim=-1)))
+        return np.concatenate(out)
+
+    def trace_ids(
+        self, ids: list[int], positions: bool = True, ablate: Iterable | None = None
+    ) -> Trace:
+        """An image has no token ids."""
+        raise self._unsupported("read token ids")
+
+    def trace_with(self, inputs: Any, options: RunOptions = CLEAN) -> Trace:
         """One image through the model, everything inside kept (see Trace)."""
         image = to_digit_image(inputs)
-        (logits, record), seconds = timed(lambda: self.forward(image[None], positions), self.device)
+        (logits, record), seconds = timed(lambda: self.forward(image[None], options), self.device)
         t = self.cfg.n_tokens
         return Trace(
             tokens=self.tokens(),
@@ -330,7 +367,7 @@ class VisionModel(Model):
             causal=False,
             truncated=False,
             n_input_tokens=t,
-            positions=positions,
+            options=options,
             device=self.device,
             seconds=seconds,
             image=image,

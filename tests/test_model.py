@@ -10,6 +10,7 @@ import torch
 from safetensors.torch import load_file
 
 from model import (
+    RunOptions,
     Sampling,
     Unsupported,
     binary_encoding,
@@ -90,8 +91,9 @@ def test_padding_in_a_batch_does_not_change_a_sentence(tiny_tokenizer, kind):
 def test_without_positions_an_encoder_treats_its_input_as_a_set(tiny_mlm):
     ids = torch.tensor([tiny_mlm.encode("the dog bit the man").ids])
     perm = torch.tensor([0, 4, 2, 3, 1, 5, 6])[: ids.shape[1]]
-    out, _ = tiny_mlm.forward(ids, positions=False)
-    out_perm, _ = tiny_mlm.forward(ids[:, perm], positions=False)
+    off = RunOptions(positions=False)
+    out, _ = tiny_mlm.forward(ids, off)
+    out_perm, _ = tiny_mlm.forward(ids[:, perm], off)
     torch.testing.assert_close(out[:, perm], out_perm, atol=1e-5, rtol=1e-5)
     with_pos, _ = tiny_mlm.forward(ids[:, perm])
     assert not torch.allclose(out[:, perm], with_pos, atol=1e-3)

@@ -1,6 +1,9 @@
 """Caches: one model per (name, device) for every session, one trace per (text, model,
 device, options), and the small computations the pages repeat.
 
+Every cached forward pass takes the pass's `model.RunOptions` (positions, heads knocked out,
+a patch) as part of its key, so an experiment never serves a clean run's numbers.
+
 Cache keys are strings, numbers, tuples and small frozen dataclasses only: a model never
 enters a key (`st.cache_data` cannot hash tensors). Everything cached with `cache_data`
 comes back as numpy or plain Python, a fresh copy per call.
@@ -20,7 +23,7 @@ import numpy as np
 import streamlit as st
 
 import model
-from model import Model, ModelInfo, Sampling, Trace, Translation
+from model import CLEAN, Attribution, Model, ModelInfo, RunOptions, Sampling, Trace, Translation
 from model.trace import load_extras, load_npz
 from ui.registry import PageSpec
 from ui.show import labelled
@@ -147,37 +150,75 @@ def load_model(name: str, device: str) -> Model:
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def get_trace(text: str, name: str, device: str, positions: bool = True) -> Trace:
+def get_trace(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
     """The trace of `text` through model `name` on `device` (numpy arrays; its tokens
     labelled for the hovers: ui.show.labelled)."""
-    return labelled(load_model(name, device).trace(text, positions=positions))
+    return labelled(load_model(name, device).trace_with(text, options))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def get_trace_ids(ids: tuple[int, ...], name: str, device: str) -> Trace:
+def get_trace_ids(
+    ids: tuple[int, ...], name: str, device: str, options: RunOptions = CLEAN
+) -> Trace:
     """The trace of token ids as they are (masked tokens, generated tokens), labelled."""
-    return labelled(load_model(name, device).trace_ids(list(ids)))
+    return labelled(load_model(name, device).trace_with(list(ids), options))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def fill_mask_ids(ids: tuple[int, ...], name: str, device: str, k: int) -> list:
+def fill_mask_ids(
+    ids: tuple[int, ...], name: str, device: str, k: int, options: RunOptions = CLEAN
+) -> list:
     """One ranked [(token, prob), ...] per [MASK] id, in order."""
-    return load_model(name, device).fill_mask_ids(list(ids), k)
+    return load_model(name, device).fill_mask_ids(list(ids), k, options)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def next_distribution(
-    ids: tuple[int, ...], name: str, device: str, sampling: Sampling
+    ids: tuple[int, ...], name: str, device: str, sampling: Sampling, options: RunOptions = CLEAN
 ) -> np.ndarray:
     """[V] probabilities of the next token after `ids`, after temperature/top-k/top-p."""
-    return load_model(name, device).next_distribution(list(ids), sampling)
+    return load_model(name, device).next_distribution(list(ids), sampling, options)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def trace_image(pixels: bytes, name: str, device: str) -> Trace:
+def trace_image(pixels: bytes, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
     """The trace of an 8x8 image given as its float32 bytes (hashable) through model `name`."""
     image = np.frombuffer(pixels, dtype=np.float32).reshape(8, 8)
-    return load_model(name, device).trace(image)
+    return load_model(name, device).trace_with(image, options)
+
+
+# -- experiments: many passes of one input, each cached on the whole question --------------
+
+
+def _inputs(inputs: str | tuple | bytes):
+    """A cache key's input as a model reads it: a text, token ids, a (source, target) pair
+    of ids, or an 8x8 image's float32 bytes."""
+    if isinstance(inputs, bytes):
+        return np.frombuffer(inputs, dtype=np.float32).reshape(8, 8)
+    return inputs
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def log_probs(
+    inputs: str | tuple | bytes, name: str, device: str, runs: tuple[RunOptions, ...],
+    at: tuple[int, ...],
+) -> np.ndarray:  # fmt: skip
+    """[len(runs), len(at), V] log-probabilities of one input under each run, batched."""
+    return load_model(name, device).log_probs(_inputs(inputs), list(runs), list(at))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def logit_lens(inputs: str | tuple, name: str, device: str, at: tuple[int, ...]) -> np.ndarray:
+    """[L + 1, len(at), V]: every layer's guess at positions `at`."""
+    return load_model(name, device).logit_lens(_inputs(inputs), list(at))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def attribute(
+    ids: tuple[int, ...], name: str, device: str, position: int, token: int, method: str
+) -> Attribution:
+    """Each input token's score for log p(token) at position (ui.parts.interventions)."""
+    return load_model(name, device).attribute(list(ids), position, token, method)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -196,10 +237,11 @@ def vit_report() -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def translate(text: str, name: str, device: str) -> Translation:
+def translate(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Translation:
     """The greedy translation of `text` by model `name`, read from its cached trace (one
     greedy decoding for the translation and the trace together)."""
-    return load_model(name, device).translation_in(get_trace(text, name, device), text)
+    trace = get_trace(text, name, device, options)
+    return load_model(name, device).translation_in(trace, text)
 
 
 def _report(name: str) -> dict:

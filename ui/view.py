@@ -3,11 +3,11 @@ with its own input, `View` (the shared sentence traced) for a page of the shared
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from model import Model, Trace
+from model import CLEAN, Model, RunOptions, Trace
 from ui import cache
 from ui.registry import PageSpec
 from ui.sidebar import Slot
@@ -50,6 +50,7 @@ class View:
     device: str  # where it actually ran
     trace: Trace
     notes: tuple[str, ...] = ()  # what a person should know about this trace (rotary, ...)
+    options: RunOptions = CLEAN  # how the trace was run (heads knocked out, a patch)
 
     @property
     def model(self) -> Model:
@@ -57,9 +58,15 @@ class View:
         return cache.load_model(self.model_name, self.device)
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        """What the trace depends on, for caches of what is drawn from it."""
-        return (self.sentence, self.model_name, self.device)
+    def key(self) -> tuple[str, str, str, RunOptions]:
+        """What the trace depends on, for caches of what is drawn from it: an experiment's
+        view (`with_options`) never shares a chart with the clean run's."""
+        return (self.sentence, self.model_name, self.device, self.options)
+
+    def with_options(self, options: RunOptions) -> View:
+        """The same sentence run under `options`: its own trace and its own key."""
+        trace = cache.get_trace(self.sentence, self.model_name, self.device, options)
+        return replace(self, trace=trace, options=options)
 
 
 def layers_detail(t: Trace) -> str:

@@ -15,7 +15,7 @@ import streamlit as st
 
 import analysis
 import viz
-from model import Trace
+from model import RunOptions, Trace
 from model.examples import PAIRS
 from ui import cache
 from ui.figures import chart
@@ -23,6 +23,7 @@ from ui.show import md_escape
 from ui.state import MAX_URL_CHARS
 from ui.view import View
 
+NO_POSITIONS = RunOptions(positions=False)
 PAIR_NAMES = ["bank: river / cash", "the dog bit the man / the man bit the dog",
               "he / she was not satisfied"]  # fmt: skip
 
@@ -117,7 +118,7 @@ def word_across(view: View, b: Trace, positions: bool = False) -> None:
     stages = analysis.stage_names(a.n_layers)
     series = {"with positions": list(analysis.cosines_by_stage(a, b, i, j))}
     if positions:
-        a0, b0 = (cache.get_trace(s, view.model_name, view.device, False)
+        a0, b0 = (cache.get_trace(s, view.model_name, view.device, NO_POSITIONS)
                   for s in (view.sentence, st.session_state["compare_text"]))  # fmt: skip
         series["without positions"] = list(analysis.cosines_by_stage(a0, b0, i, j))
     title = f"'{word}' in A and in B: cosine of its two vectors"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 import analysis
+from model import RunOptions
 from ui import cache
 from ui.show import md_escape
 from ui.view import View
@@ -79,7 +80,8 @@ def order_matters(view: View) -> None:
         return
     name = demo_model(view.model_name)
     on, off = (
-        [cache.get_trace(text, name, view.device, positions) for text in (first, second)]
+        [cache.get_trace(text, name, view.device, RunOptions(positions=positions))
+         for text in (first, second)]
         for positions in (True, False)
     )
     rows = analysis.order_table(on, off)

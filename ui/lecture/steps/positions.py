@@ -24,7 +24,8 @@ DOG_MAN, MAN_DOG = PAIRS[1]
 def draw() -> None:
     name, device = pick("masked")  # an encoder: without positions it sees a set
     on = [cache.get_trace(s, name, device) for s in (DOG_MAN, MAN_DOG)]
-    off = [cache.get_trace(s, name, device, False) for s in (DOG_MAN, MAN_DOG)]
+    off = [cache.get_trace(s, name, device, model.RunOptions(positions=False))
+           for s in (DOG_MAN, MAN_DOG)]
     i, j = on[0].tokens.index("dog"), on[1].tokens.index("dog")
     same = float(analysis.cosines_by_stage(*off, i, j)[-1])
     answer = "the same vector" if same > 0.999 else "different vectors"
@@ -46,7 +47,8 @@ def draw() -> None:
         b = try_your_own("l5_b", "Sentence B", "the mouse chased the cat", c2)
         if not (a and b):
             return
-        pair = [cache.get_trace(s, name, device, p) for p in (True, False) for s in (a, b)]
+        pair = [cache.get_trace(s, name, device, model.RunOptions(positions=p))
+                for p in (True, False) for s in (a, b)]
         shared = analysis.shared_words(pair[0].tokens, pair[1].tokens)
         if not shared:
             st.info("Type two sentences that share a word.")

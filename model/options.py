@@ -1,0 +1,158 @@
+"""The options of one forward pass: positions on or off, heads knocked out, activations
+patched in from another run. One frozen object that every capability and the Trace carry,
+so an experiment's trace is a Trace like any other and every cache can key on it.
+
+    model.RunOptions()                                   # the clean run
+    model.RunOptions(positions=False)                    # no positional encoding
+    model.RunOptions(ablate=[(1, 2)])                    # layer 1's head 2: z = 0 before W_O
+    model.RunOptions(ablate=[(1, 2)], ablation="mean")   # z = its mean over the positions
+    model.RunOptions(ablate=[("cross", 0, 3)])           # an encoder-decoder names the stack
+    model.RunOptions(patch=model.Patch("I swam ...", at=[(0, 11)], site="resid_pre"))
+
+Layers, heads and positions are 0-based. Plain Python: no numpy, no torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from numbers import Integral  # int and numpy's integers
+
+STACKS = ("encoder", "decoder", "cross")  # an encoder-decoder's three kinds of heads
+SITES = ("resid_pre", "attn_out", "mlp_out")  # where a patch writes (TransformerLens names)
+ABLATIONS = ("zero", "mean")
+
+Head = tuple[str, int, int]  # (stack, layer, head); stack "" for a model with one stack
+
+
+def _int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{what} must be a whole number, not {value!r}")
+    if int(value) < 0:
+        raise ValueError(f"{what} {int(value)} is out of range: layers, heads and positions "
+                         "count from 0")  # fmt: skip
+    return int(value)
+
+
+def heads_of(ablate: Iterable | None) -> tuple[Head, ...]:
+    """(layer, head) pairs, or (stack, layer, head) triples, as sorted unique triples."""
+    if ablate is None:
+        return ()
+    if isinstance(ablate, str | bytes):
+        raise ValueError(f"ablate must be (layer, head) pairs, not the text {ablate!r}")
+    found: set[Head] = set()
+    for item in ablate:
+        if not isinstance(item, tuple | list) or len(item) not in (2, 3):
+            raise ValueError(f"ablate: {item!r} is not a (layer, head) pair")
+        stack = "" if len(item) == 2 else item[0]
+        if len(item) == 3 and stack not in STACKS:
+            raise ValueError(f"ablate: {stack!r} is not a stack; an encoder-decoder's are "
+                             f"{', '.join(STACKS)}")  # fmt: skip
+        found.add((stack, _int(item[-2], "ablate: a layer"), _int(item[-1], "ablate: a head")))
+    return tuple(sorted(found))
+
+
+@dataclass(frozen=True)
+class Patch:
+    """Activations of another input (`source`) written into this run at `site`, for each
+    (layer, position) of `at`: activation patching. The two inputs must have as many tokens."""
+
+    source: str | tuple[int, ...]  # the text (or token ids) whose activations are copied
+    at: tuple[tuple[int, int], ...] = ()  # (layer, position) pairs
+    site: str = "resid_pre"  # resid_pre (the stream entering the layer), attn_out or mlp_out
+
+    def __post_init__(self) -> None:
+        if self.site not in SITES:
+            raise ValueError(f"site must be one of {', '.join(SITES)}, not {self.site!r}")
+        if not isinstance(self.source, str):
+            object.__setattr__(self, "source", tuple(_int(i, "a token id") for i in self.source))
+        pairs = set()
+        for item in self.at:
+            if not isinstance(item, tuple | list) or len(item) != 2:
+                raise ValueError(f"at: {item!r} is not a (layer, position) pair")
+            pairs.add((_int(item[0], "at: a layer"), _int(item[1], "at: a position")))
+        object.__setattr__(self, "at", tuple(sorted(pairs)))
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How one forward pass runs. Frozen, normalized and hashable: a cache key."""
+
+    positions: bool = True  # False: no positional encoding (zeros, or no rotation)
+    ablate: tuple[Head, ...] = ()  # heads whose z is replaced before W_O
+    ablation: str = "zero"  # "zero": z = 0; "mean": z = its mean over the sentence's positions
+    patch: Patch | None = None  # activations copied in from another input
+
+    def __post_init__(self) -> None:
+        if self.ablation not in ABLATIONS:
+            raise ValueError(f"ablation must be 'zero' or 'mean', not {self.ablation!r}")
+        object.__setattr__(self, "positions", bool(self.positions))
+        object.__setattr__(self, "ablate", heads_of(self.ablate))
+        if self.patch is not None and not isinstance(self.patch, Patch):
+            raise ValueError(f"patch must be a model.Patch, not {type(self.patch).__name__}")
+
+    @property
+    def clean(self) -> bool:
+        """Nothing knocked out and nothing patched in (positions may be off)."""
+        return not self.ablate and self.patch is None
+
+    def knocked(self, stack: str = "") -> dict[int, tuple[int, ...]]:
+        """The heads knocked out in one stack ("" for a model with one), by layer."""
+        out: dict[int, tuple[int, ...]] = {}
+        for s, layer, head in self.ablate:
+            if s == stack:
+                out[layer] = (*out.get(layer, ()), head)
+        return out
+
+    def describe(self) -> str:
+        """A few words for a caption: "clean", "L2H3, L4H1 knocked out (zero)"."""
+        said = []
+        if not self.positions:
+            said.append("no positions")
+        if self.ablate:
+            heads = ", ".join(f"{s + ' ' if s else ''}L{layer + 1}H{head + 1}"
+                              for s, layer, head in self.ablate)  # fmt: skip
+            said.append(f"{heads} knocked out ({self.ablation})")
+        if self.patch is not None:
+            said.append(f"{len(self.patch.at)} {self.patch.site} patched in")
+        return "; ".join(said) or "clean"
+
+
+CLEAN = RunOptions()
+
+
+def check_heads(options: RunOptions, stacks: dict[str, tuple[int, int]], name: str) -> None:
+    """ValueError unless every knocked-out head exists: `stacks` maps each stack the model
+    has ("" for one stack; "encoder", "decoder", "cross") to its (layers, heads)."""
+    for stack, layer, head in options.ablate:
+        if stack not in stacks:
+            if "" in stacks:
+                raise ValueError(f"'{name}' has one stack: give (layer, head) pairs, not "
+                                 f"{(stack, layer, head)!r}")  # fmt: skip
+            if not stacks:
+                raise ValueError(f"'{name}' has no attention heads to knock out")
+            raise ValueError(f"'{name}' is an encoder-decoder: name the stack, "
+                             f"(stack, layer, head) with stack one of {', '.join(stacks)}")
+        n_layers, n_heads = stacks[stack]
+        where = f"'{name}'{' ' + stack if stack else ''}"
+        if layer >= n_layers:
+            raise ValueError(f"ablate: layer {layer} is out of range: {where} has {n_layers} "
+                             f"layers (0-{n_layers - 1})")  # fmt: skip
+        if head >= n_heads:
+            raise ValueError(f"ablate: head {head} is out of range: {where} has {n_heads} "
+                             f"heads a layer (0-{n_heads - 1})")  # fmt: skip
+
+
+def check_patch(patch: Patch, n_layers: int, n_source: int, n_target: int) -> None:
+    """ValueError unless the two inputs have as many tokens and every (layer, position)
+    exists."""
+    if n_source != n_target:
+        raise ValueError(
+            f"patching needs two inputs with the same number of tokens: the source has "
+            f"{n_source}, the target {n_target}"
+        )
+    for layer, position in patch.at:
+        if layer >= n_layers:
+            raise ValueError(f"patch: layer {layer} is out of range (0-{n_layers - 1})")
+        if position >= n_target:
+            raise ValueError(f"patch: position {position} is out of range (0-{n_target - 1})")
