@@ -102,7 +102,7 @@ def gradient_x_input(output: Output, x: Tensor) -> tuple[Tensor, float]:
     with torch.enable_grad():
         value = output(x[None])[0]
         (grad,) = torch.autograd.grad(value, x)
-    return (grad * x).sum(-1).detach(), float(value)
+    return (grad * x).sum(-1).detach(), float(value.detach())
 
 
 def integrated_gradients(
