@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from model.families import FAMILIES
 from model.kinds import KIND_TABLE, KINDS, capabilities_of
 
 if TYPE_CHECKING:
@@ -63,8 +64,6 @@ class ModelInfo:
 # --- Hugging Face folders (model/hf.py) -------------------------------------------------------
 
 HF_IMPLEMENTATION = "model.hf:HFModel"
-HF_ENCODERS = ("bert", "roberta", "xlm-roberta", "distilbert")
-HF_DECODERS = ("gpt2", "llama")
 
 
 def hf_info(config: dict, where: Path) -> tuple[str, frozenset[str]]:
@@ -72,14 +71,15 @@ def hf_info(config: dict, where: Path) -> tuple[str, frozenset[str]]:
     architecture's head what it can predict. ValueError for a family the adapter lacks."""
     model_type = config.get("model_type")
     heads = " ".join(config.get("architectures") or [])
-    if model_type in HF_ENCODERS:
+    family = FAMILIES.get(str(model_type))
+    if family is not None and family.kind == "encoder":
         return "encoder", frozenset({"trace", "fill_mask"} if "ForMaskedLM" in heads else {"trace"})
-    if model_type in HF_DECODERS:
+    if family is not None and family.kind == "decoder":
         lm = "ForCausalLM" in heads or "LMHeadModel" in heads
         return "decoder", frozenset({"trace", "next_token", "generate"} if lm else {"trace"})
     raise ValueError(
         f"{where} is a transformers model of type {model_type!r}; the adapter reads "
-        f"{', '.join(HF_ENCODERS + HF_DECODERS)}"
+        f"{', '.join(FAMILIES)}"
     )
 
 

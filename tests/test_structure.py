@@ -231,6 +231,17 @@ def test_the_circle_finder_finds_a_circle() -> None:
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
+def test_the_hugging_face_families_are_listed_once() -> None:
+    """The adapter's families (model/families.py) are what the catalogue offers: no other
+    module lists model types."""
+    from model.families import FAMILIES
+
+    assert {f.kind for f in FAMILIES.values()} == {"encoder", "decoder"}
+    for path in sources("model"):
+        if path.name != "families.py":
+            assert '"distilbert"' not in path.read_text(), f"{path.name} lists families"
+
+
 # --- commands ---------------------------------------------------------------------------------
 
 COMMANDS = [
