@@ -10,7 +10,9 @@ A page drives a few steps per update with `Fit.step`, so the same model can be d
 between steps. A model here is any module whose forward(inputs) returns (logits, record).
 
 `Gate` admits at most N trainings at once in one server process; the others wait in
-line, and a training whose holder stops renewing its place (its tab left) loses it.
+line, and a training whose holder stops renewing its place loses it. `Background` trains
+runs in a thread once the gate admits them, and stops them when the page that watches them
+stops asking (its tab closed or left the page).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
 import torch.nn.functional as F
@@ -50,8 +53,10 @@ class Budget:
 
 class Fit:
     """A model being trained: AdamW, gradients clipped to norm `clip`, the learning rate
-    warmed up over `warmup` steps and, with `decay`, lowered along a cosine to 0 as the
-    budget runs out. `step` counts the steps taken; `losses` keeps each step's loss."""
+    warmed up over `warmup` steps, then (`decay`) kept, lowered along a cosine to 0 as the
+    budget runs out ("cosine"), or lowered as 1/sqrt(step) from step `settle` on
+    ("inverse_sqrt", the paper's schedule: it depends on the step alone, so a run is the
+    same whatever its budget). `step_count` counts the steps; `losses` keeps their losses."""
 
     def __init__(
         self,
@@ -59,14 +64,17 @@ class Fit:
         lr: float,
         *,
         warmup: int = 0,
-        decay: bool = False,
+        decay: str = "none",
+        settle: int = 200,
         weight_decay: float = 0.01,
         betas: tuple[float, float] = (0.9, 0.98),
         clip: float = 1.0,
         loss: Callable[[nn.Module, Tensor, Tensor], Tensor] = token_loss,
     ) -> None:
-        self.net, self.lr, self.warmup, self.decay, self.clip = net, lr, warmup, decay, clip
-        self.loss = loss
+        if decay not in ("none", "cosine", "inverse_sqrt"):
+            raise ValueError(f"decay must be none, cosine or inverse_sqrt, not {decay!r}")
+        self.net, self.lr, self.warmup, self.clip, self.loss = net, lr, warmup, clip, loss
+        self.decay, self.settle = decay, settle
         self.optimizer = torch.optim.AdamW(
             net.parameters(), lr=lr, weight_decay=weight_decay, betas=betas
         )
@@ -75,9 +83,13 @@ class Fit:
 
     def lr_at(self, done: float) -> float:
         """The learning rate of the next step, `done` of the budget spent."""
-        warm = min(1.0, (self.step_count + 1) / self.warmup) if self.warmup else 1.0
-        cosine = 0.5 * (1 + math.cos(math.pi * min(done, 1.0))) if self.decay else 1.0
-        return self.lr * warm * cosine
+        step = self.step_count + 1
+        warm = min(1.0, step / self.warmup) if self.warmup else 1.0
+        if self.decay == "cosine":
+            return self.lr * warm * 0.5 * (1 + math.cos(math.pi * min(done, 1.0)))
+        if self.decay == "inverse_sqrt":
+            return self.lr * warm * min(1.0, math.sqrt(self.settle / step))
+        return self.lr * warm
 
     def step(self, inputs: Tensor, labels: Tensor, done: float = 0.0) -> float:
         """One optimizer step on a batch; returns its loss (before the step)."""
@@ -168,3 +180,78 @@ class Gate:
         with self._lock:
             self._expire(self.clock())
             return len(self._running)
+
+
+class Trainable(Protocol):
+    """What `Background` drives: a run that trains a slice at a time (model.toy.ToyRun)."""
+
+    @property
+    def finished(self) -> bool: ...
+
+    def train_for(self, seconds: float) -> None: ...
+
+    def stop(self, why: str = "stopped") -> None: ...
+
+
+class Background:
+    """Trains `runs` in a thread of their own once `gate` admits `ticket`, a slice of each
+    in turn (side by side), until each is finished; so a page can redraw them while they
+    train. It stops them when `stop` is called, or when nobody has `watch`ed them for
+    `lease` seconds (the tab closed, or left the page)."""
+
+    def __init__(self, runs: list[Trainable], gate: Gate, ticket: Hashable,
+                 slice_s: float = 0.25, lease: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+        self.runs, self.gate, self.ticket = runs, gate, ticket
+        self.slice_s, self.lease, self.clock = slice_s, lease, clock
+        self.place = -1  # -1 not asked yet; 0 training; n > 0: n-th in line
+        self._watched = clock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._train, name="glassbox-train", daemon=True)
+
+    def start(self) -> Background:
+        self._thread.start()
+        return self
+
+    def watch(self) -> None:
+        """Someone still looks at the runs (each redraw of the page calls it)."""
+        self._watched = self.clock()
+
+    def stop(self) -> None:
+        """End the runs at the next slice (Stop pressed)."""
+        self._stop.set()
+
+    @property
+    def ended(self) -> bool:
+        """The thread is done: every run finished, stopped or left."""
+        return self.place >= 0 and not self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the runs ended (tests, the command line); whether they did."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _why_not(self) -> str:
+        """Why the runs must stop now, or "" if they may go on."""
+        if self._stop.is_set():
+            return "stopped"
+        return "left" if self.clock() - self._watched > self.lease else ""
+
+    def _train(self) -> None:
+        try:
+            while not all(run.finished for run in self.runs):
+                why = self._why_not()
+                if why:
+                    for run in self.runs:
+                        run.stop(why)
+                    break
+                self.place = self.gate.enter(self.ticket)
+                if self.place:
+                    time.sleep(min(self.slice_s, 0.2))
+                    continue
+                for run in self.runs:
+                    if not run.finished:
+                        run.train_for(self.slice_s / len(self.runs))
+        finally:
+            self.place = max(self.place, 0)
+            self.gate.leave(self.ticket)

@@ -250,6 +250,7 @@ COMMANDS = [
     ["-m", "training.evaluate", "--help"],
     ["-m", "training.translation", "--help"],
     ["-m", "training.vit", "--help"],
+    ["-m", "training.toy", "--help"],
     ["-m", "training.default_trace", "--help"],
     ["bench/bench_trace.py", "--help"],
     ["bench/bench_hf.py", "--help"],
@@ -257,6 +258,7 @@ COMMANDS = [
     ["bench/bench_hostile.py", "--help"],
     ["bench/bench_browser.py", "--help"],
     ["bench/bench_deploy.py", "--help"],
+    ["bench/bench_toy.py", "--help"],
     ["-m", "deploy.serve", "--help"],
     ["-m", "tests.e2e.screenshots", "--help"],
 ]

@@ -131,7 +131,7 @@ def train(
     model = model.to(dev).train()
     train_seqs = tokenize(train_lines, tokenizer, kind, train_len)
     valid_seqs = tokenize(valid_lines, tokenizer, kind, train_len)
-    fit = Fit(model, lr, warmup=warmup, decay=True)
+    fit = Fit(model, lr, warmup=warmup, decay="cosine")
     gen, rng = torch.Generator().manual_seed(seed), random.Random(seed)
     budget = Budget(steps=steps, seconds=minutes * 60 if minutes is not None else None)
     examples = (
