@@ -27,6 +27,26 @@ function fullScreenButton(Plotly) {
   };
 }
 
+// Charts that arrive together are drawn together, in one animation frame, on a page that
+// has settled: not one at a time between the renders of the page's other elements. A
+// chart given new data before its turn is drawn once, with the newest data.
+const pending = new Map();
+function failed(gd, error) {
+  gd.textContent = "This chart could not be drawn (" + error.message + "): reload the page.";
+}
+function drawSoon(gd, draw) {
+  pending.set(gd, draw);
+  if (pending.size > 1) return;
+  requestAnimationFrame(() => {
+    const jobs = [...pending.entries()];
+    pending.clear();
+    for (const [target, job] of jobs) {
+      try { Promise.resolve(job()).catch((error) => failed(target, error)); }
+      catch (error) { failed(target, error); }
+    }
+  });
+}
+
 export default function ({ data, parentElement }) {
   if (!data) { loadPlotly(); return; }
   const { figure, config } = JSON.parse(new TextDecoder().decode(data));
@@ -48,13 +68,11 @@ export default function ({ data, parentElement }) {
     gd.glassboxResize.observe(gd);
   }
   loadPlotly()
-    .then((Plotly) => Plotly.react(gd, figure.data, figure.layout, {
+    .then((Plotly) => drawSoon(gd, () => Plotly.react(gd, figure.data, figure.layout, {
       ...config, showSendToCloud: false,  // offline: no upload button
       modeBarButtonsToAdd: [fullScreenButton(Plotly)],
-    }))
-    .catch((error) => {
-      gd.textContent = "This chart could not be drawn (" + error.message + "): reload the page.";
-    });
+    })))
+    .catch((error) => failed(gd, error));
   return () => {
     gd.glassboxResize.disconnect();
     if (window.Plotly) window.Plotly.purge(gd);
