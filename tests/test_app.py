@@ -170,6 +170,8 @@ def test_a_registered_tiny_model_serves_every_page_its_capabilities_allow(
         menu = at.selectbox(key="w_model")
         offered = {option.split(" · ")[0] for option in menu.options}  # "name · what it is"
         assert menu.value == name and set(tiny_models.values()) & offered == set(served)
+        if spec.key == "learn":  # it trains a toy model of its own; the menu's is not drawn
+            continue
         assert any(f"· {name} ·" in c.value for c in at.sidebar.caption), "it really ran"
         text = figure_text(at)
         if spec.key == "vision":

@@ -23,6 +23,7 @@ EXAMPLE_TOKENS = {
     "lecture-query-key-value": ["c++", "haskell"],
     "lecture-tokens-and-embeddings": ["industrial", "aluminum"],
     "lecture-positional-encoding": ["dog", "man", "bit"],
+    "lecture-watch-it-learn": ["reverse", "without positions"],
     "lecture-similarity-and-softmax": ["bank", "river"],
     "lecture-multi-head-attention": ["researcher", "assistant"],
     "lecture-transformer-layer": ["cat", "mat"],

@@ -43,6 +43,8 @@ PAGES: list[PageSpec] = [
              "trace", TEXT_KINDS),
     PageSpec("positional", "Positional encoding", ":material/timeline:", "Inside the Transformer",
              "trace", TEXT_KINDS),
+    PageSpec("learn", "Watch it learn", ":material/model_training:", "Inside the Transformer",
+             "trace", ("encoder",), reads="own"),  # trains its own toy model (ui/parts/learn.py)
     PageSpec("attention", "Attention", ":material/hub:", "Inside the Transformer",
              "trace", TEXT_KINDS),
     PageSpec("masked", "Masked prediction (BERT)", ":material/masks:", "What the models predict",

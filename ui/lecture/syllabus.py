@@ -21,6 +21,7 @@ from ui.lecture.steps import (
     heads,
     lab,
     layer,
+    learn,
     positions,
     qkv,
     rnn,
@@ -28,8 +29,8 @@ from ui.lecture.steps import (
     vision,
 )
 
-ORDER: list[ModuleType] = [rnn, attention, qkv, embeddings, positions, softmax, heads, layer,
-                           cross, bert, gpt, vision, lab]  # fmt: skip
+ORDER: list[ModuleType] = [rnn, attention, qkv, embeddings, positions, learn, softmax, heads,
+                           layer, cross, bert, gpt, vision, lab]  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,87 @@
+"""The lecture's step right after positional encoding: train it in front of the class.
+Without positions an encoder sees a set: can it still learn to reverse? to count?"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.figures import chart
+from ui.lecture.kit import predict
+from ui.parts import learn
+from viz.learning import learning_curve, toy_answer
+
+SLUG = "watch-it-learn"  # its address (/lecture-watch-it-learn); it never changes
+TITLE = "Watch it learn"
+IDEA = (
+    "Trained live: without positions a tiny encoder learns to count but never to reverse, "
+    "because attention sees a set."
+)
+PAIR = ("reverse", "histogram")  # trained side by side, both without positions
+NAMES = {"reverse": "reverse", "histogram": "count (histogram)"}
+CHOICES = ["both", "reverse only", "count only", "neither"]
+
+
+def answer(runs: dict[str, dict]) -> str:
+    """The class's choice that the measured runs without positions bear out (≥ 95% exact)."""
+    can = [runs[task]["accuracy"] >= 0.95 for task in PAIR]
+    return CHOICES[{(True, True): 0, (True, False): 1, (False, True): 2}.get(tuple(can), 3)]
+
+
+def measured_curves() -> None:
+    """The calibration's curves: held-out exact match against seconds of training."""
+    series = {}
+    for task in PAIR:
+        for on in ("on", "off"):
+            run = learn.measured(task, on)
+            series[f"{NAMES[task]}, {'with' if on == 'on' else 'without'} positions"] = (
+                [p[1] for p in run["curve"]], [p[3] for p in run["curve"]])  # fmt: skip
+    chart("l_learn_measured", learn.report()["measured"], learning_curve, series,
+          "measured: whole sequences right, as training goes on", "held-out exact match",
+          x_title="seconds of training", percent=True, filename="lecture_learning")  # fmt: skip
+
+
+def side_by_side(live, training: bool) -> None:
+    """The two live runs, each with its accuracy curve and its answer for one sequence."""
+    for column, run in zip(st.columns(2), live.runs, strict=True):
+        with column:
+            st.markdown(f"**{NAMES[run.setup.task]}, without positions**")
+            steps = [p.step for p in run.points]
+            chart(f"l_learn_{run.setup.task}", None, learning_curve,
+                  {"whole sequences": (steps, [p.accuracy for p in run.points]),
+                   "tokens": (steps, [p.token_accuracy for p in run.points])},
+                  "held-out accuracy", "accuracy", percent=True, **learn.LIVE)  # fmt: skip
+            tokens = [str(int(t)) for t in run.example]
+            chart(f"l_learn_{run.setup.task}_answer", None, toy_answer, tokens,
+                  [str(int(t)) for t in run.latest.output],
+                  [str(int(t)) for t in run.example_answer],
+                  f"its answer at step {run.latest.step:,}", **learn.LIVE)  # fmt: skip
+            if not training:
+                st.caption(learn.ended_note(run))
+
+
+def draw() -> None:
+    runs = {task: learn.measured(task, "off") for task in PAIR}
+    if not all(runs.values()) or not all(learn.measured(t, "on") for t in PAIR):
+        st.error("The calibration report (assets/toy_report.json) is missing: run "
+                 "`python bench/bench_toy.py`.")  # fmt: skip
+        return
+    said = answer(runs)
+    why = (f"Measured with the shipped defaults in {runs['reverse']['seconds']:.0f} s on one "
+           f"thread: without positions {runs['reverse']['accuracy']:.1%} of the reversed "
+           f"sequences were right ({runs['reverse']['token_accuracy']:.0%} of the tokens, "
+           f"about what guessing from the set gives), and {runs['histogram']['accuracy']:.1%} "
+           "of the counts. Reversing needs to know which token came last; counting only "
+           "needs the set.")  # fmt: skip
+    if not predict("l_learn", "A tiny encoder is trained from scratch **without positional "
+                   "encoding**. Can it learn to *reverse* a sequence of 8 tokens? To *count* "
+                   "how often each token occurs in it?", CHOICES, said, why):  # fmt: skip
+        return
+    measured_curves()
+    from model.toy import ToySetup  # PyTorch: only once the answer is revealed
+
+    live = learn.current("lecture")
+    st.button("Train both now, side by side (30 s)", key="l_learn_train", type="primary",
+              icon=":material/play_arrow:", disabled=live is not None and not live.ended,
+              on_click=learn.start, args=("lecture", [ToySetup(task=t, positions="none")
+                                                      for t in PAIR], 30))  # fmt: skip
+    learn.watch("lecture", side_by_side)

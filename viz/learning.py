@@ -1,0 +1,85 @@
+"""Watching a model learn: curves of the scores as it trains (one line per series), and a
+toy model's answer for one sequence beside the right one, each position marked right or
+wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from viz._common import apply_layout, escape, escape_all, token_axis
+
+LINE_COLOURS = ("#2f6db5", "#C2185B", "#2e7d32", "#6a1b9a")  # one per series, in order
+RIGHT, WRONG, GIVEN = "#c8e6c9", "#ffcdd2", "#eeeeee"  # cell colours of the answer strip
+
+
+def learning_curve(
+    series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    title: str,
+    y_title: str,
+    x_title: str = "training step",
+    percent: bool = False,
+    log_y: bool = False,
+    mark: float | None = None,
+) -> go.Figure:
+    """One line per series, each given as (x values, y values): a score as training goes
+    on. `percent`: y is a share, shown 0-100%; `log_y`: a log axis (a loss); `mark`: a
+    dashed vertical line at that x (the step a snapshot shows)."""
+    fig = go.Figure()
+    for i, (name, (xs, ys)) in enumerate(series.items()):
+        if len(xs) != len(ys):
+            raise ValueError(f"{name}: {len(xs)} x values for {len(ys)} y values")
+        label = escape(name)
+        fig.add_trace(
+            go.Scatter(
+                x=[float(x) for x in xs], y=[float(y) for y in ys], mode="lines", name=label,
+                line={"color": LINE_COLOURS[i % len(LINE_COLOURS)], "width": 3},
+                hovertemplate=f"{label}, %{{x}}: %{{y:{'.1%' if percent else '.3g'}}}"
+                "<extra></extra>",
+            )
+        )  # fmt: skip
+    y_axis: dict = {"title": {"text": escape(y_title)}}
+    if percent:
+        y_axis |= {"tickformat": ".0%", "range": [-0.02, 1.05]}
+    if log_y:
+        y_axis["type"] = "log"
+    if mark is not None:
+        fig.add_vline(x=float(mark), line={"dash": "dash", "color": "#555", "width": 2})
+    return apply_layout(
+        fig, title, 300, xaxis={"title": {"text": escape(x_title)}}, yaxis=y_axis,
+        legend={"orientation": "h", "y": -0.3}, showlegend=len(series) > 1,
+    )  # fmt: skip
+
+
+def toy_answer(
+    inputs: Sequence[object], output: Sequence[object], right: Sequence[object], title: str
+) -> go.Figure:
+    """Three rows, a column per position: the input, the model's answer (green where right,
+    red where wrong, with a ✓ or ✗) and the right answer."""
+    n = len(inputs)
+    if not len(output) == len(right) == n:
+        raise ValueError(f"{n} inputs, {len(output)} outputs, {len(right)} right answers")
+    ok = [str(o) == str(r) for o, r in zip(output, right, strict=True)]
+    said = [f"{o} {'✓' if good else '✗'}" for o, good in zip(output, ok, strict=True)]
+    text = [escape_all(inputs), escape_all(said), escape_all(right)]
+    z = np.array([[0.5] * n, [1.0 if good else 0.0 for good in ok], [0.5] * n])
+    scale = [[0.0, WRONG], [0.49, WRONG], [0.5, GIVEN], [0.51, RIGHT], [1.0, RIGHT]]
+    hover = np.array([["input"] * n, ["right" if g else "wrong" for g in ok], ["answer"] * n])
+    fig = go.Figure(
+        go.Heatmap(
+            z=z, x=list(range(n)), y=[0, 1, 2], zmin=0, zmax=1, colorscale=scale, showscale=False,
+            text=text, texttemplate="%{text}", textfont={"size": 16}, xgap=3, ygap=3,
+            customdata=hover, hovertemplate="position %{x}: %{text} (%{customdata})"
+            "<extra></extra>",
+        )
+    )  # fmt: skip
+    axis = token_axis([str(i) for i in range(n)], "position")
+    axis["tickangle"] = 0
+    rows = ["input", f"model: {sum(ok)}/{n} right", "right answer"]
+    return apply_layout(
+        fig, title, 230, xaxis=axis,
+        yaxis={"tickmode": "array", "tickvals": [0, 1, 2], "ticktext": rows,
+               "autorange": "reversed", "showgrid": False},
+    )  # fmt: skip
