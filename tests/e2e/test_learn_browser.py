@@ -9,7 +9,14 @@ import time
 import pytest
 
 from tests.e2e import harness
-from tests.e2e.test_pages import TITLES, assert_clean, url
+from tests.e2e.test_pages import (
+    TITLES,
+    assert_clean,
+    expected_tokens,
+    type_sentence,
+    url,
+    wait_for_tokens,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -49,3 +56,29 @@ def test_the_curve_grows_while_it_trains_and_the_slider_scrubs(
     page.wait_for_function(f"() => ({TITLE_JS})('attention at step 0,')", timeout=20000)
     page.wait_for_function(f"() => ({TITLE_JS})('its answer at step 0')", timeout=20000)
     assert_clean(page)
+
+
+def test_another_visitors_page_answers_while_one_trains(
+    app_server, page, context, tokenizers
+) -> None:
+    """Measured, not a timed assert: a new sentence on the attention page in a second tab,
+    idle and then while the first tab trains (the seconds are printed)."""
+    other = context.new_page()
+    other.js_errors = []  # type: ignore[attr-defined]
+    harness.open_app(other, url(app_server, "attention"), charts=True)
+    seconds = {}
+    for when, text in (("warm-up", "A bird sang in the tall tree."),
+                       ("idle", "The cat sat on the warm mat."),
+                       ("training", "The dog slept under the old table.")):  # fmt: skip
+        if when == "training":
+            harness.open_app(page, url(app_server, "learn"))
+            page.get_by_role("button", name="Train").click()
+            page.get_by_text("Training: step").wait_for(timeout=60000)
+        start = time.monotonic()
+        type_sentence(other, text)
+        wait_for_tokens(other, expected_tokens(tokenizers, "attention", text), timeout=60)
+        seconds[when] = round(time.monotonic() - start, 2)
+    assert page.get_by_text("Training: step").count(), "it was still training"
+    print(f"a new sentence on the attention page, another tab: {seconds} s")
+    page.get_by_role("button", name="Stop").click()
+    assert_clean(other)
