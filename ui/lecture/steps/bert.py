@@ -11,9 +11,7 @@ from ui.lecture.kit import pick, predict, try_your_own
 
 SLUG = "bert"  # its address (/lecture-bert); it never changes
 TITLE = "BERT: masked prediction"
-IDEA = (
-    "An encoder guesses hidden words from both sides."
-)
+IDEA = "An encoder guesses hidden words from both sides."
 RIVER_MASKED = "I swam across the river to get to the other [MASK]."
 
 

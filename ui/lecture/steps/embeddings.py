@@ -13,9 +13,7 @@ from ui.lecture.kit import predict, trace_of, try_your_own, word_vector
 
 SLUG = "tokens-and-embeddings"  # its address (/lecture-tokens-and-embeddings); it never changes
 TITLE = "Tokens and embeddings"
-IDEA = (
-    "Text becomes tokens, each token a learned vector; similar words lie close together."
-)
+IDEA = "Text becomes tokens, each token a learned vector; similar words lie close together."
 
 
 

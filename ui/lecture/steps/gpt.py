@@ -13,9 +13,7 @@ from ui.show import md_escape
 
 SLUG = "gpt"  # its address (/lecture-gpt); it never changes
 TITLE = "GPT: causal prediction"
-IDEA = (
-    "A decoder looks only left and writes the next token, again and again."
-)
+IDEA = "A decoder looks only left and writes the next token, again and again."
 PROMPT = "i go to"
 
 

@@ -7,11 +7,14 @@ import streamlit as st
 
 import viz
 from analysis.heads import ROLES, head_roles
+from analysis.interventions import effect_grid, head_name, ranked_heads, single_heads
 from analysis.query import head_links
-from model.examples import PROBES
+from model.examples import PROBES, RIVER_BANK
 from ui import cache
 from ui.figures import chart
 from ui.lecture.kit import pick, predict, try_your_own
+from ui.parts.interventions.knockout import Question, drops, effects
+from ui.show import when_open
 
 SLUG = "multi-head-attention"  # its address (/lecture-multi-head-attention); it never changes
 TITLE = "Multi-head attention"
@@ -55,6 +58,8 @@ def draw() -> None:
         guesses = cache.fill_mask_ids(tuple(cache.get_trace(masked, enc, edev).ids), enc, edev, 3)
         st.caption("With “he” hidden, the encoder guesses "
                    + ", ".join(f"{w} {p:.0%}" for w, p in guesses[0]) + ".")  # fmt: skip
+    when_open("Knock heads out: which one matters for “bank”?", "l7_knock",
+              ":material/block:", bank_heads)  # computed only once opened
     with st.expander("Try your own sentence", expanded=False):
         text = try_your_own("l7_own", "A sentence", "The cat sat on the mat because it was warm.")
         if text:
@@ -64,3 +69,28 @@ def draw() -> None:
                   np.stack([r.reshape(-1) for r in mine.values()], axis=1), labels, list(ROLES),
                   title="what each head does on your sentence", signed=False,
                   x_title="measure", y_title="layer, head", filename="lecture_own_heads")
+
+
+def bank_heads() -> None:
+    """Predict which head, knocked out alone, costs the encoder most on the river's
+    "bank", then reveal the grid of every head's effect (one batched pass)."""
+    name, device = pick("masked")
+    masked = RIVER_BANK.replace("bank.", "[MASK].")
+    t = cache.get_trace(masked, name, device)
+    vocab = cache.vocabulary(name, device)
+    if "bank" not in vocab or "[MASK]" not in t.tokens:
+        st.info(f"{name} has no token “bank” to follow.")
+        return
+    ids, at, bank = tuple(int(i) for i in t.ids), t.tokens.index("[MASK]"), vocab.index("bank")
+    stacks = cache.load_model(name, device).heads()
+    heads = single_heads(stacks)
+    moved, clean = effects(Question(ids, name, device, (at,), (bank,), "log p(bank)"), heads)
+    best = ranked_heads(heads, moved, 1)[0][0]
+    if predict("l7_bank", f"In *{masked}* the encoder puts “bank” first. Which head, knocked "
+               "out alone (its z set to 0 before W_O), lowers that guess the most?",
+               [head_name(h) for h in heads], head_name(best), drops(heads, moved, clean)):
+        grid, rows = effect_grid(heads, moved, stacks)
+        chart("l7_bank_grid", (masked, name), viz.matrix_heatmap, grid, rows,
+              [f"head {h + 1}" for h in range(grid.shape[1])],
+              title="change in log p(bank), each head knocked out alone", x_title="head",
+              y_title="layer", filename="lecture_bank_heads")  # fmt: skip

@@ -12,9 +12,7 @@ from ui.lecture.kit import pick, predict, try_your_own
 
 SLUG = "transformer-layer"  # its address (/lecture-transformer-layer); it never changes
 TITLE = "The Transformer layer"
-IDEA = (
-    "Attention and an MLP, each added to the residual stream, then normalised."
-)
+IDEA = "Attention and an MLP, each added to the residual stream, then normalised."
 
 
 

@@ -13,9 +13,7 @@ from ui.lecture.kit import pick, predict
 
 SLUG = "vision-transformer"  # its address (/lecture-vision-transformer); it never changes
 TITLE = "The Vision Transformer"
-IDEA = (
-    "An image cut into patches, each patch a token, and the same encoder."
-)
+IDEA = "An image cut into patches, each patch a token, and the same encoder."
 
 
 
