@@ -1,0 +1,57 @@
+"""deploy/failover.py: the Streamlit internals it patches are still there, and what it runs
+first for a tab that moved replicas is a plain visit of the tab's URL.
+
+The patch at work (a replica killed under a class of browsers, each answering its next
+input with its page, sentence and choices kept) is tests/e2e/test_deploy.py's fault test.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+from deploy import failover
+
+
+def test_the_internals_it_patches_are_there() -> None:
+    connect = inspect.signature(WebsocketSessionManager.connect_session).parameters
+    assert "existing_session_id" in connect
+    assert hasattr(WebsocketSessionManager, "get_active_session_info")
+    assert list(inspect.signature(AppSession.request_rerun).parameters) == [
+        "self", "client_state",
+    ]  # fmt: skip
+    handler = inspect.signature(AppSession._handle_scriptrunner_event_on_event_loop)
+    assert list(handler.parameters)[:3] == ["self", "sender", "event"]
+    assert {"SCRIPT_STOPPED_WITH_SUCCESS", "SCRIPT_STOPPED_WITH_COMPILE_ERROR"} <= {
+        e.name for e in ScriptRunnerEvent
+    }
+    # The handler is looked up on the session each time (so the patch reaches it).
+    source = inspect.getsource(AppSession._on_scriptrunner_event)
+    assert "self._handle_scriptrunner_event_on_event_loop(" in source
+    assert "_scriptrunner" in inspect.getsource(AppSession.request_rerun)
+
+
+def test_install_is_idempotent() -> None:
+    failover.install()
+    patched = AppSession.request_rerun
+    failover.install()
+    assert AppSession.request_rerun is patched
+    assert AppSession._glassbox_failover is True
+
+
+def test_the_first_run_is_a_visit_of_the_url() -> None:
+    state = ClientState(query_string="sentence=A+cat&model=mlm", page_script_hash="abc",
+                        page_name="attention", fragment_id="f1", is_auto_rerun=True)  # fmt: skip
+    widget = state.widget_states.widgets.add()
+    widget.id, widget.string_value = "w_sentence", "A new sentence"
+    visit = failover._visit_of(state)
+    assert (visit.query_string, visit.page_script_hash, visit.page_name) == (
+        "sentence=A+cat&model=mlm", "abc", "attention",
+    )  # fmt: skip
+    assert visit.fragment_id == "" and not visit.is_auto_rerun
+    assert len(visit.widget_states.widgets) == 0
+    assert state.widget_states.widgets[0].string_value == "A new sentence"  # untouched
