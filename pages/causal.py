@@ -8,6 +8,7 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts.causal import generation, gpt_targets, sampling_controls
+from ui.parts.interventions.pages import KEPT, RESET, causal_sections
 from ui.show import (
     download_csv,
     keep_state,
@@ -73,16 +74,17 @@ def writing(view: View) -> None:
     generation(view)
 
 
-# Three sections in tabs: only the open one is computed and drawn, and its buttons and
-# pickers rerun only this part (a fragment).
+# The sections in tabs: only the open one is computed and drawn, and its buttons and
+# pickers rerun only this part (a fragment). The experiments read the next token's guess.
 @st.fragment
 def sections(view: View) -> None:
     keep_state("causal_window", "causal_temp", "causal_topk", "causal_topp", "causal_bars")
-    keep_state("gen_seed", "gen_layer", "gen_head")
+    keep_state("gen_seed", "gen_layer", "gen_head", *KEPT)
     lazy_sections("causal", {
         "The causal mask": lambda: causal_mask(view),
         "The next token, then generation": lambda: writing(view),
         "How it learns": lambda: gpt_targets(view),
+        **causal_sections(view),
     })  # fmt: skip
 
 
@@ -98,5 +100,5 @@ frame(
     "scores, so after the softmax no token sees the future. Trained to predict each next "
     "token, it writes text one token at a time: predict a distribution, pick a token, append "
     "it, repeat. Temperature, top-k and top-p change how adventurous the pick is.",
-    reset={"causal_window": None, "gen": None},
+    reset={"causal_window": None, "gen": None, **RESET},
 )

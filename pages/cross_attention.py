@@ -8,6 +8,7 @@ from model import Trace
 from ui import cache
 from ui.figures import chart
 from ui.frame import frame
+from ui.parts.interventions.pages import KEPT, translation_knockout
 from ui.parts.translation import reference, translated, two_banks
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 from ui.view import Opened
@@ -91,16 +92,17 @@ def decoding(t: Trace, where: tuple) -> None:
               filename="cross_row")  # fmt: skip
 
 
-# Four sections in tabs: only the open one is computed and drawn, and its pickers rerun
+# The sections in tabs: only the open one is computed and drawn, and its pickers rerun
 # only this part (a fragment).
 @st.fragment
-def sections(t: Trace, where: tuple) -> None:
-    keep_state("xa_layer", "xa_head", "xa_step")
+def sections(opened: Opened, t: Trace, where: tuple) -> None:
+    keep_state("xa_layer", "xa_head", "xa_step", *KEPT)
     lazy_sections("cross_attention", {
         "Cross-attention": lambda: cross_attention(t, where),
         "Self-attention": lambda: self_attention(t, where),
         "Decoding, one token at a time": lambda: decoding(t, where),
         "Two banks": lambda: two_banks(where[1], where[2]),
+        "Knock out heads": lambda: translation_knockout(opened, where[0], t),
     })  # fmt: skip
 
 
@@ -121,7 +123,7 @@ def draw(opened: Opened) -> Trace:
     chart("xa_target", where, viz.token_strip, t.tokens, t.ids, title="target (decoder input)",
           filename="target_tokens")  # fmt: skip
 
-    sections(t, where)
+    sections(opened, t, where)
 
     record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
     record |= {"probabilities": out.probs, "source_tokens": src.tokens, "target_tokens": t.tokens}

@@ -9,19 +9,10 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts import compare
-from ui.parts.masked import bert_masking
-from ui.show import (
-    download_json,
-    keep_state,
-    layer_head,
-    lazy_sections,
-    md_escape,
-    token_labels,
-    window_picker,
-)
+from ui.parts.interventions.pages import KEPT, RESET, text_attribution, text_knockout, text_lens
+from ui.parts.masked import MAX_DRAWN, bert_masking, guesses, mask_attention
+from ui.show import download_json, keep_state, lazy_sections, token_labels
 from ui.view import View
-
-MAX_DRAWN = 6  # masks drawn as charts; the others are listed (a visitor may type 300)
 
 
 def typed_masks(t: Trace) -> list[int]:
@@ -32,34 +23,6 @@ def typed_masks(t: Trace) -> list[int]:
 def default_masks(t: Trace) -> list[int]:
     """What to hide at first: nothing more when the sentence has a [MASK], else one word."""
     return [] if typed_masks(t) else [analysis.default_token(t.tokens)]
-
-
-# Where each [MASK] looked (pickers rerun only this part)
-@st.fragment
-def mask_attention(mt: Trace, masked: list[int], where: tuple) -> None:
-    st.subheader("Where the [MASK] looked")
-    layer, head, label = layer_head("mask", mt.n_layers, mt.n_heads, layer=mt.n_layers - 1)
-    window = window_picker(len(mt.tokens), "mask_window", "Zoom to key positions")
-    weights = analysis.head_weights(mt, layer, head)
-    for n, pos in enumerate(masked):
-        chart(
-            f"mask_row_{n}", (where, layer, head, pos), viz.attention_row, weights[pos],
-            mt.tokens, "[MASK]", query_index=pos, window=window, rows=False,
-            title=f"attention of the [MASK] at position {pos}, {label}",
-            filename=f"mask_attention_{pos}",
-        )  # fmt: skip
-    words = [i for i in analysis.word_positions(mt.tokens) if mt.tokens[i] != "[MASK]"]
-    top = max(words, key=lambda i: weights[masked[0], i]) if words and masked else None
-    said = (
-        ""
-        if top is None
-        else (
-            f" Here the first [MASK] looks most at '{md_escape(mt.tokens[top])}' "
-            f"({weights[masked[0], top]:.2f}) in {label}; other heads and layers look elsewhere."
-        )
-    )
-    st.caption("The bars say how much of each token's value flows into the [MASK]'s vector."
-               + said)  # fmt: skip
 
 
 def draw(view: View) -> None:
@@ -97,35 +60,18 @@ def draw(view: View) -> None:
     ranked = cache.fill_mask_ids(ids, name, device, k)  # every mask is predicted (one pass)
     drawn = masked[:MAX_DRAWN]  # a few are drawn
 
-    def guesses() -> None:
-        """For each hidden position: the ranked guesses, and the rank of the hidden token."""
-        st.subheader("The model's guesses")
-        probs = analysis.prediction_probs(mt.logits[drawn], specials.values())
-        columns = st.columns(min(len(drawn), 3))
-        for n, (pos, candidates) in enumerate(zip(drawn, ranked, strict=False)):
-            with columns[n % len(columns)]:
-                was = "" if pos in typed else f" (was “{t.tokens[pos]}”)"
-                chart(f"mask_topk_{n}", (where, pos, k), viz.topk_bar, candidates,
-                      title=f"[MASK] at position {pos}{was}", filename=f"mask_{pos}")  # fmt: skip
-                if pos not in typed:
-                    p = probs[n][t.ids[pos]]
-                    rank = int((probs[n] > p).sum()) + 1
-                    st.caption(
-                        f"The hidden token, {md_escape(t.tokens[pos])}, is guess number "
-                        f"{rank:,} with probability {p:.1%}."
-                    )
-        if len(masked) > MAX_DRAWN:
-            later = zip(masked[MAX_DRAWN:], ranked[MAX_DRAWN:], strict=True)
-            rest = ", ".join(f"{p}: {c[0][0]}" for p, c in later)
-            st.caption(f"{len(masked) - MAX_DRAWN} more masks, first guesses (position: token): "
-                       f"{md_escape(rest[:2000])}. All of them are in the JSON below.")  # fmt: skip
-
-    # Three sections in tabs: only the open one is computed and drawn.
-    keep_state("mask_layer", "mask_head", "mask_window")
+    # The sections in tabs: only the open one is computed and drawn.
+    keep_state("mask_layer", "mask_head", "mask_window", "patch_site", "cmp_patch_word", *KEPT)
+    first = drawn[0]
+    original = None if first in typed else int(t.ids[first])
     lazy_sections("masked", {
-        "The guesses": guesses,
+        "The guesses": lambda: guesses(view, mt, masked, typed, ranked, where, k),
         "Where the [MASK] looked": lambda: mask_attention(mt, drawn, where),
         "How BERT learns": lambda: bert_masking(view),
+        "Knock out heads": lambda: text_knockout(view, mt, first, original),
+        "Every layer's guess": lambda: text_lens(view, mt, first),
+        "Attention beside attribution": lambda: text_attribution(view, mt, first),
+        "Patch A into B": lambda: compare.patch_into(view, other),
     })  # fmt: skip
 
     st.subheader("Numbers")
@@ -146,5 +92,6 @@ frame(
     "and guessing them from the words on *both* sides. Mask a token (or type [MASK] in the "
     "sentence) and read the model's ranked guesses. Try *I swam across the river to get to "
     "the other bank.* with *bank* masked, then the sentence with the cash.",
-    reset={"mask_window": None, "mask_tokens": default_masks, "cmp_mask_word": None},
+    reset={"mask_window": None, "mask_tokens": default_masks, "cmp_mask_word": None,
+           "cmp_patch_word": None, **RESET},
 )

@@ -9,6 +9,7 @@ from model import Trace
 from ui import cache
 from ui.figures import chart
 from ui.frame import frame
+from ui.parts.interventions.pages import KEPT, vision_knockout
 from ui.parts.vision import choose_image
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 from ui.view import Opened
@@ -68,15 +69,16 @@ def cls_attention(t: Trace, where: tuple, grid: int) -> None:
     )
 
 
-# Three sections in tabs: only the open one is computed and drawn, and its pickers rerun
+# The sections in tabs: only the open one is computed and drawn, and its pickers rerun
 # only this part (a fragment).
 @st.fragment
-def sections(t: Trace, where: tuple, grid: int, patch: int) -> None:
-    keep_state("vis_layer", "vis_head")
+def sections(opened: Opened, t: Trace, where: tuple, grid: int, patch: int) -> None:
+    keep_state("vis_layer", "vis_head", *KEPT)
     lazy_sections("vision", {
         "Patches as tokens": lambda: patch_tokens(t, where, patch),
         "Patch + position = input": lambda: inputs(t, where, grid),
         "Where [CLS] looks": lambda: cls_attention(t, where, grid),
+        "Knock out heads": lambda: vision_knockout(opened, where[0], t),
     })  # fmt: skip
 
 
@@ -107,7 +109,7 @@ def draw(opened: Opened) -> Trace:
         chart("vit_classes", where, viz.topk_bar, [(str(d), float(p)) for d, p in ranked],
               title="the digits, most likely first", filename="prediction")  # fmt: skip
 
-    sections(t, where, grid, patch)
+    sections(opened, t, where, grid, patch)
 
     st.subheader("Numbers")
     c1, c2 = st.columns(2)

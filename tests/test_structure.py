@@ -252,6 +252,7 @@ COMMANDS = [
     ["-m", "training.vit", "--help"],
     ["-m", "training.toy", "--help"],
     ["-m", "training.default_trace", "--help"],
+    ["-m", "training.interventions", "--help"],
     ["bench/bench_trace.py", "--help"],
     ["bench/bench_hf.py", "--help"],
     ["bench/bench_apptest.py", "--help"],
@@ -259,6 +260,7 @@ COMMANDS = [
     ["bench/bench_browser.py", "--help"],
     ["bench/bench_deploy.py", "--help"],
     ["bench/bench_toy.py", "--help"],
+    ["bench/bench_interventions.py", "--help"],
     ["-m", "deploy.serve", "--help"],
     ["-m", "tests.e2e.screenshots", "--help"],
 ]

@@ -15,6 +15,7 @@ from viz.attention import (
 from viz.compare import cosine_by_layer, shifted_targets
 from viz.embeddings import embedding_map, layer_trajectory, similarity_heatmap
 from viz.export import matrix_to_csv
+from viz.interventions import attention_beside_attribution, rank_by_layer
 from viz.matrix import matrix_heatmap
 from viz.positional import (
     binary_table,
@@ -41,6 +42,7 @@ __all__ = [
     "patch_tokens",
     "position_similarity_grid",
     "attention_grid",
+    "attention_beside_attribution",
     "attention_heatmap",
     "attention_row",
     "binary_table",
@@ -53,6 +55,7 @@ __all__ = [
     "matrix_heatmap",
     "matrix_to_csv",
     "positional_waves",
+    "rank_by_layer",
     "shifted_targets",
     "similarity_heatmap",
     "sinusoidal_heatmap",

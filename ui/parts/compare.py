@@ -1,5 +1,6 @@
 """Compare mode: a second sentence beside the sidebar's, both drawn with the same model,
-layer and head, and the difference made explicit for one word they share.
+layer and head, and the difference made explicit for one word they share; on the masked
+page, sentence A's activations patched into B's run (`patch_into`).
 
     other = compare.second_sentence(view)        # None while compare mode is off
     if other: compare.word_across(view, other)   # the tokens page's comparison
@@ -11,14 +12,17 @@ URL carries the second sentence (?compare=...) so a link opens the same comparis
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 import analysis
 import viz
-from model import RunOptions, Trace
+from analysis.interventions import first_guess, restored, two_guesses
+from model import CLEAN, SITES, Patch, RunOptions, Trace
 from model.examples import PAIRS
 from ui import cache
 from ui.figures import chart
+from ui.parts.interventions.knockout import layers_on_request
 from ui.show import md_escape
 from ui.state import MAX_URL_CHARS
 from ui.view import View
@@ -201,3 +205,86 @@ def guesses_side_by_side(view: View, b: Trace, k: int) -> None:
             chart(f"cmp_mask_{label}", (name, ids, k), viz.topk_bar, ranked,
                   title=f"{label}: '{word}' hidden", filename=f"masked_{label}")  # fmt: skip
     st.caption(f"First guesses with '{md_escape(word)}' hidden: " + "; ".join(notes) + ".")
+
+
+def _aligned_pair(name: str, device: str) -> str:
+    """The lecture's pairs whose two sentences have as many tokens with this model."""
+    good = []
+    for a, b in PAIRS:
+        n, m = (len(cache.get_trace(s, name, device).tokens) for s in (a, b))
+        if n == m:
+            good.append(f"*{md_escape(a)}* / *{md_escape(b)}* ({n} tokens each)")
+    return ("; try " + " or ".join(good)) if good else ""
+
+
+def patch_into(view: View, b: Trace | None) -> None:
+    """Patch A into B: the shared word hidden in both, B run with A's activations at one
+    (layer, position) at a time; the share of the logit difference between A's guess and
+    B's that each patch restores."""
+    st.subheader("Patch A into B")
+    if b is None:
+        st.info("Turn on **Compare with a second sentence** above and pick the pair "
+                "“bank: river / cash”: A's stream is then copied into B's run, one layer "
+                "and position at a time.", icon="🔀")  # fmt: skip
+        return
+    a, name, device = view.trace, view.model_name, view.device
+    if len(a.tokens) != len(b.tokens):
+        st.info(f"Patching copies A's stream into B position by position, so both need as "
+                f"many tokens: A has {len(a.tokens)}, B {len(b.tokens)}"
+                f"{_aligned_pair(name, device)}.", icon="📏")  # fmt: skip
+        return
+    picked = pick_word(a, b, "cmp_patch_word")
+    if picked is None:
+        return
+    word, i, j = picked
+    specials = cache.special_ids(name, device)
+    mask = specials["[MASK]"]
+    ids_a, ids_b = (tuple(mask if n == q else int(x) for n, x in enumerate(t.ids))
+                    for t, q in ((a, i), (b, j)))  # fmt: skip
+    site = st.radio("Site", SITES, horizontal=True, key="patch_site",
+                    help="resid_pre: the stream entering the layer; attn_out, mlp_out: what "
+                    "its attention or its MLP adds.")  # fmt: skip
+    lp_a = cache.log_probs(ids_a, name, device, (CLEAN,), (i,))[0, 0]
+    n_layers, n = a.n_layers, len(ids_b)
+
+    def patched(layer: int) -> np.ndarray:  # [1 + T, V]: B clean, then each position patched
+        runs = (CLEAN, *(RunOptions(patch=Patch(ids_a, ((layer, p),), site)) for p in range(n)))
+        return cache.log_probs(ids_b, name, device, runs, (j,))[:, 0]
+
+    done = layers_on_request(("patch", ids_a, ids_b, site, name), n_layers, n_layers * n,
+                             cache.is_big(name, device), patched)  # fmt: skip
+    if not done:
+        return
+    lp = [patched(layer) for layer in range(done)]  # one batched pass a layer (cached)
+    ga, gb = two_guesses(lp_a, lp[0][0], specials.values())
+    vocab = cache.vocabulary(name, device)
+    gap_b = lp[0][0, ga] - lp[0][0, gb]
+    share = np.stack([restored(x[1:, ga] - x[1:, gb], lp_a[ga] - lp_a[gb], gap_b) for x in lp])
+    shown = [["[MASK]" if n == q else str(tok) for n, tok in enumerate(t.tokens)]
+             for t, q in ((a, i), (b, j))]  # fmt: skip
+    cols = [f"{tb} ← {ta}" if ta != tb else tb for ta, tb in zip(*shown, strict=True)]
+    chart("patch_grid", (view.key, ids_a, ids_b, site, done), viz.matrix_heatmap, share,
+          [f"layer {layer + 1}" for layer in range(done)], cols,
+          title=f"share restored of log p({vocab[ga]}) − log p({vocab[gb]}) at B's [MASK]",
+          x_title="position (B ← A)", y_title=f"{site} of", filename="patch_grid")  # fmt: skip
+    best = np.unravel_index(np.nanargmax(share), share.shape) if np.isfinite(share).any() else None
+    both = first_guess(lp_a, specials.values())
+    same = both == first_guess(lp[0][0], specials.values())
+    said = (f"With '{md_escape(word)}' hidden, A guesses '{md_escape(vocab[ga])}' and B "
+            f"'{md_escape(vocab[gb])}'." if not same
+            else f"With '{md_escape(word)}' hidden, both guess '{md_escape(vocab[both])}' first; "
+            f"followed here: each one's likeliest other guess that it rates above the other "
+            f"sentence, '{md_escape(vocab[ga])}' (A) and '{md_escape(vocab[gb])}' (B).")
+    said += (f" Each cell runs B with A's {site} at one layer and position: 0 leaves B's "
+             f"difference, 1 gives A's.")  # fmt: skip
+    if best is not None:
+        layer, p = int(best[0]), int(best[1])
+        said += (f" The most is restored by layer {layer + 1} at position {p} "
+                 f"('{md_escape(cols[p])}'): {share[layer, p]:.0%}.")  # fmt: skip
+        context = np.delete(share, j, axis=1)
+        if np.isfinite(context).any():
+            layer, p = np.unravel_index(np.nanargmax(context), context.shape)
+            p += p >= j  # back to a position of the sentence
+            said += (f" Away from the [MASK]: layer {layer + 1} at position {p} "
+                     f"('{md_escape(cols[p])}'), {share[layer, p]:.0%}.")  # fmt: skip
+    st.caption(said)

@@ -1,5 +1,7 @@
-"""The Masked page's own part: how BERT learns, its 15% of the tokens drawn at random
-(slide 44), on the sentence at hand."""
+"""The Masked page's own parts: the guesses at each [MASK], where the [MASK] looked, and
+how BERT learns, its 15% of the tokens drawn at random (slide 44), on the sentence at hand.
+Its experiments (knock out heads, every layer's guess, attention beside attribution) are in
+ui/parts/interventions/, patching A into B with compare mode (ui/parts/compare.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,68 @@ import streamlit as st
 import analysis
 import viz
 from analysis.training import AS_MASK, AS_RANDOM, MASK_SHARE, draw_masking
+from model import Trace
 from ui import cache
 from ui.figures import chart
-from ui.show import md_escape
+from ui.show import layer_head, md_escape, window_picker
 from ui.view import View
+
+MAX_DRAWN = 6  # masks drawn as charts; the others are listed (a visitor may type 300)
+
+
+def guesses(view: View, mt: Trace, masked: list[int], typed: list[int], ranked: list,
+            where: tuple, k: int) -> None:  # fmt: skip
+    """For each hidden position: the ranked guesses, and the rank of the hidden token."""
+    st.subheader("The model's guesses")
+    t, drawn = view.trace, masked[:MAX_DRAWN]
+    specials = cache.special_ids(view.model_name, view.device)
+    probs = analysis.prediction_probs(mt.logits[drawn], specials.values())
+    columns = st.columns(min(len(drawn), 3))
+    for n, (pos, candidates) in enumerate(zip(drawn, ranked, strict=False)):
+        with columns[n % len(columns)]:
+            was = "" if pos in typed else f" (was “{t.tokens[pos]}”)"
+            chart(f"mask_topk_{n}", (where, pos, k), viz.topk_bar, candidates,
+                  title=f"[MASK] at position {pos}{was}", filename=f"mask_{pos}")  # fmt: skip
+            if pos not in typed:
+                p = probs[n][t.ids[pos]]
+                rank = int((probs[n] > p).sum()) + 1
+                st.caption(
+                    f"The hidden token, {md_escape(t.tokens[pos])}, is guess number "
+                    f"{rank:,} with probability {p:.1%}."
+                )
+    if len(masked) > MAX_DRAWN:
+        later = zip(masked[MAX_DRAWN:], ranked[MAX_DRAWN:], strict=True)
+        rest = ", ".join(f"{p}: {c[0][0]}" for p, c in later)
+        st.caption(f"{len(masked) - MAX_DRAWN} more masks, first guesses (position: token): "
+                   f"{md_escape(rest[:2000])}. All of them are in the JSON below.")  # fmt: skip
+
+
+# Where each [MASK] looked (pickers rerun only this part)
+@st.fragment
+def mask_attention(mt: Trace, masked: list[int], where: tuple) -> None:
+    st.subheader("Where the [MASK] looked")
+    layer, head, label = layer_head("mask", mt.n_layers, mt.n_heads, layer=mt.n_layers - 1)
+    window = window_picker(len(mt.tokens), "mask_window", "Zoom to key positions")
+    weights = analysis.head_weights(mt, layer, head)
+    for n, pos in enumerate(masked):
+        chart(
+            f"mask_row_{n}", (where, layer, head, pos), viz.attention_row, weights[pos],
+            mt.tokens, "[MASK]", query_index=pos, window=window, rows=False,
+            title=f"attention of the [MASK] at position {pos}, {label}",
+            filename=f"mask_attention_{pos}",
+        )  # fmt: skip
+    words = [i for i in analysis.word_positions(mt.tokens) if mt.tokens[i] != "[MASK]"]
+    top = max(words, key=lambda i: weights[masked[0], i]) if words and masked else None
+    said = (
+        ""
+        if top is None
+        else (
+            f" Here the first [MASK] looks most at '{md_escape(mt.tokens[top])}' "
+            f"({weights[masked[0], top]:.2f}) in {label}; other heads and layers look elsewhere."
+        )
+    )
+    st.caption("The bars say how much of each token's value flows into the [MASK]'s vector."
+               + said)  # fmt: skip
 
 
 def _draw_again() -> None:
