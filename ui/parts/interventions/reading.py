@@ -54,7 +54,9 @@ def beside_attribution(t: Trace, ids: tuple[int, ...], name: str, device: str, p
     """One query's attention (a layer and head, or their mean) beside an attribution of the
     prediction at that query, and Spearman's correlation of the two over the words."""
     st.subheader("Attention beside attribution")
-    method = st.radio("Attribution", list(METHODS), format_func=METHODS.__getitem__,
+    big = cache.is_big(name, device)  # one gradient first: integrated gradients take seconds
+    order = sorted(METHODS, key=lambda m: m != "gradient_x_input") if big else list(METHODS)
+    method = st.radio("Attribution", order, format_func=METHODS.__getitem__,
                       horizontal=True, key="attr_method")  # fmt: skip
     layer, head, label = layer_head("attr", t.n_layers, t.n_heads, layer=t.n_layers - 1)
     got = cache.attribute(ids, name, device, position, token, method)
