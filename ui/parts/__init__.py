@@ -11,4 +11,5 @@ frame every page shares: sidebar, state, caches, charts, widgets).
                       words, the two banks
     vision.py         the ViT page's input: test digits, misclassified ones, a drawing, uploads
     compare.py        compare mode (attention, positional, masked): a second sentence
+    learn.py          Watch it learn (and its lecture step): a toy model trained live
 """

@@ -105,14 +105,18 @@ def setup_of(prefix: str):  # -> model.toy.ToySetup; ValueError when the choices
 def start(owner: str, setups: list, seconds: float) -> None:
     """Start training `setups` side by side for `seconds` each, as this session's one
     training (a run it had before is stopped and let go)."""
+    import torch
+
     from model.fit import Background, Budget
     from model.toy import ToyRun
 
+    if "OMP_NUM_THREADS" not in os.environ:  # one PyTorch thread per run, as ui.cache's passes
+        torch.set_num_threads(1)
     stop_training()
     steps = st.session_state.get("toy_steps")  # tests: a few steps, not seconds
     budget = Budget(steps=steps, seconds=min(float(seconds), BUDGET_S[1]))
     runs = [ToyRun(setup, budget) for setup in setups]
-    ticket = st.session_state.setdefault("toy_ticket", uuid.uuid4().hex)
+    ticket = uuid.uuid4().hex  # its own place at the gate: the stopped run leaves its own
     st.session_state[LIVE_KEY] = (owner, Background(runs, gate(), ticket).start())
 
 
@@ -177,7 +181,7 @@ def status(live) -> str:
             f"{run.budget.seconds:.0f} s.")  # fmt: skip
 
 
-ENDED = {"budget": "it used its time budget", "stopped": "Stop was pressed",
+ENDED = {"budget": "it used its budget", "stopped": "Stop was pressed",
          "left": "the page was left"}  # fmt: skip
 
 

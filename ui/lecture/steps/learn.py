@@ -68,8 +68,8 @@ def draw() -> None:
     said = answer(runs)
     why = (f"Measured with the shipped defaults in {runs['reverse']['seconds']:.0f} s on one "
            f"thread: without positions {runs['reverse']['accuracy']:.1%} of the reversed "
-           f"sequences were right ({runs['reverse']['token_accuracy']:.0%} of the tokens, "
-           f"about what guessing from the set gives), and {runs['histogram']['accuracy']:.1%} "
+           f"sequences were right ({runs['reverse']['token_accuracy']:.0%} of the tokens: "
+           f"what the set alone tells), and {runs['histogram']['accuracy']:.1%} "
            "of the counts. Reversing needs to know which token came last; counting only "
            "needs the set.")  # fmt: skip
     if not predict("l_learn", "A tiny encoder is trained from scratch **without positional "
