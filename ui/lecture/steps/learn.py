@@ -12,10 +12,7 @@ from viz.learning import learning_curve, toy_answer
 
 SLUG = "watch-it-learn"  # its address (/lecture-watch-it-learn); it never changes
 TITLE = "Watch it learn"
-IDEA = (
-    "Trained live: without positions a tiny encoder learns to count but never to reverse, "
-    "because attention sees a set."
-)
+IDEA = "Trained live: without positions a tiny encoder can count, but never reverse."
 PAIR = ("reverse", "histogram")  # trained side by side, both without positions
 NAMES = {"reverse": "reverse", "histogram": "count (histogram)"}
 CHOICES = ["both", "reverse only", "count only", "neither"]
