@@ -134,7 +134,8 @@ def measure() -> dict:
         entry: dict = {"sentences": sentences}
         for which, text in sentences.items():
             ids, at = question(m, text)
-            entry[which] = {"position": at, "heads": heads_for_bank(m, ids, at, bank),
+            entry[which] = {"position": at, "tokens": m.tokens_of(ids),
+                            "heads": heads_for_bank(m, ids, at, bank),
                             "lens": lens_of(m, ids, at, bank),
                             "attribution": attribution(m, ids, at, bank)}  # fmt: skip
         a, at_a = question(m, sentences["river"])
@@ -147,22 +148,54 @@ def measure() -> dict:
     return report
 
 
+def summary(report: dict) -> str:
+    """The report in a few lines of Markdown, for docs/MODELS.md (pasted from this output)."""
+    lines = []
+    for name, what in (("mlm", "behind [MASK]"), ("clm", "as the next token")):
+        for which in ("river", "cash"):
+            e = report[name][which]
+            top = "; ".join(f"{t['head']} {t['log_p_change']:+.3f} (p {e['heads']['p_bank']:.2f} "
+                            f"→ {t['p_after']:.2f})" for t in e["heads"]["top"])  # fmt: skip
+            ranks = " → ".join(f"{r:,}" for r in e["lens"]["bank_rank_by_readout"])
+            a = e["attribution"]
+            lines.append(
+                f"- {name}, {which} sentence, “bank” {what}: p(bank) {e['heads']['p_bank']:.3f}. "
+                f"Heads whose knockout lowers it most: {top}. Lens rank of “bank”, input then "
+                f"after each layer: {ranks} (first from readout "
+                f"{e['lens']['bank_first_from_readout']}). Integrated gradients: scores sum "
+                f"{a['sum_of_scores']:.3f}, output moved {a['output_change']:.3f}; largest "
+                f"{', '.join(a['top_tokens'])}; Spearman with the heads' attention "
+                f"{a['spearman_range'][0]:.2f} to {a['spearman_range'][1]:.2f}."
+            )  # fmt: skip
+        patch = report[name]["patch_river_into_cash"]
+        for site, p in patch.items():
+            share = np.array(p["share"])
+            b, w = p["best"], p["best_away"]
+            cols = [n for n, (x, y) in enumerate(zip(
+                report[name]["river"]["tokens"], report[name]["cash"]["tokens"], strict=True))
+                if x != y]  # fmt: skip
+            changed = ", ".join(f"{report[name]['cash']['tokens'][n]} ← "
+                                f"{report[name]['river']['tokens'][n]} "
+                                f"{np.nanmax(share[:, n]):.0%}" for n in cols)  # fmt: skip
+            lines.append(
+                f"- {name}, river patched into cash, {site}: guesses followed "
+                f"{p['guess_a']} (river) and {p['guess_b']} (cash)"
+                f"{' (both first guess ' + p['both_first'] + ')' if p['both_first'] else ''}; "
+                f"most restored: layer {b['layer']} at {b['token_b']} ← {b['token_a']} "
+                f"{b['share']:.0%}; away from the predicted position: layer {w['layer']} at "
+                f"{w['token_b']} ← {w['token_a']} {w['share']:.0%}; the words that differ, "
+                f"best layer each: {changed}."
+            )  # fmt: skip
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT, help="where the JSON report goes")
     args = parser.parse_args()
     report = measure()
     args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    for name in ("mlm", "clm"):
-        for which in ("river", "cash"):
-            e = report[name][which]
-            top = ", ".join(f"{t['head']} {t['log_p_change']:+.3f}" for t in e["heads"]["top"])
-            print(f"{name} {which}: p(bank) {e['heads']['p_bank']:.3f}; top heads {top}; "
-                  f"bank first from readout {e['lens']['bank_first_from_readout']}")
-        patch = report[name]["patch_river_into_cash"]
-        if "resid_pre" in patch:
-            best, away = patch["resid_pre"]["best"], patch["resid_pre"]["best_away"]
-            print(f"{name} patch resid_pre: best {best}, away {away}")
+    print(summary(report))
     print(f"wrote {args.out}")
 
 
