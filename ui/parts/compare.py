@@ -245,21 +245,22 @@ def patch_into(view: View, b: Trace | None) -> None:
                     help="resid_pre: the stream entering the layer; attn_out, mlp_out: what "
                     "its attention or its MLP adds.")  # fmt: skip
     lp_a = cache.log_probs(ids_a, name, device, (CLEAN,), (i,))[0, 0]
+    lp_b = cache.log_probs(ids_b, name, device, (CLEAN,), (j,))[0, 0]
+    ga, gb = two_guesses(lp_a, lp_b, specials.values())
     n_layers, n = a.n_layers, len(ids_b)
 
-    def patched(layer: int) -> np.ndarray:  # [1 + T, V]: B clean, then each position patched
+    def patched(layer: int) -> np.ndarray:  # [T]: the share each position restores
         runs = (CLEAN, *(RunOptions(patch=Patch(ids_a, ((layer, p),), site)) for p in range(n)))
-        return cache.log_probs(ids_b, name, device, runs, (j,))[:, 0]
+        lp = cache.log_probs(ids_b, name, device, runs, (j,))[:, 0]  # B clean in the same batch
+        return restored(lp[1:, ga] - lp[1:, gb], lp_a[ga] - lp_a[gb], lp[0, ga] - lp[0, gb])
 
-    done = layers_on_request(("patch", ids_a, ids_b, site, name), n_layers, n_layers * n,
+    rows = layers_on_request(("patch", ids_a, ids_b, site, name), n_layers, n_layers * n,
                              cache.is_big(name, device), patched)  # fmt: skip
-    if not done:
+    rows = [patched(layer) for layer in range(n_layers)] if rows is None else rows
+    if not rows:
         return
-    lp = [patched(layer) for layer in range(done)]  # one batched pass a layer (cached)
-    ga, gb = two_guesses(lp_a, lp[0][0], specials.values())
+    share, done = np.stack(rows), len(rows)
     vocab = cache.vocabulary(name, device)
-    gap_b = lp[0][0, ga] - lp[0][0, gb]
-    share = np.stack([restored(x[1:, ga] - x[1:, gb], lp_a[ga] - lp_a[gb], gap_b) for x in lp])
     shown = [["[MASK]" if n == q else str(tok) for n, tok in enumerate(t.tokens)]
              for t, q in ((a, i), (b, j))]  # fmt: skip
     cols = [f"{tb} ← {ta}" if ta != tb else tb for ta, tb in zip(*shown, strict=True)]
@@ -269,7 +270,7 @@ def patch_into(view: View, b: Trace | None) -> None:
           x_title="position (B ← A)", y_title=f"{site} of", filename="patch_grid")  # fmt: skip
     best = np.unravel_index(np.nanargmax(share), share.shape) if np.isfinite(share).any() else None
     both = first_guess(lp_a, specials.values())
-    same = both == first_guess(lp[0][0], specials.values())
+    same = both == first_guess(lp_b, specials.values())
     said = (f"With '{md_escape(word)}' hidden, A guesses '{md_escape(vocab[ga])}' and B "
             f"'{md_escape(vocab[gb])}'." if not same
             else f"With '{md_escape(word)}' hidden, both guess '{md_escape(vocab[both])}' first; "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import streamlit as st
@@ -26,35 +27,34 @@ from ui import cache
 from ui.figures import chart
 from ui.show import md_escape
 
+T = TypeVar("T")
 AT_ONCE = {False: 2048, True: 64}  # passes a rerun makes unasked (a big model: True);
 # past that, a grid is computed a layer at a time, on request
 BUDGET_S = 2.0  # what one click may spend on more layers (the bounded-work rule: 2 s a rerun)
 
 
 def layers_on_request(key: Hashable, n_layers: int, passes: int, big: bool,
-                      compute: Callable[[int], object]) -> int:  # fmt: skip
-    """How many layers of a grid to draw: all, when its `passes` fit in one rerun; else the
-    layers this session has computed, and a button that computes more, one batched pass a
-    layer (`compute(layer)`, cached), as many as fit in BUDGET_S, with a progress bar."""
+                      compute: Callable[[int], T]) -> list[T] | None:  # fmt: skip
+    """None when a grid's `passes` fit in one rerun (the caller computes it at once); else
+    the layers this session has computed (`compute(layer)`'s small results, kept in the
+    session so a rerun redraws them without a pass), and a button that computes more, one
+    batched pass a layer, as many as fit in BUDGET_S (at least one), with a progress bar."""
     if passes <= AT_ONCE[big]:
-        return n_layers
-    ss = st.session_state
-    done = min(n_layers, ss.setdefault("layers_done", {}).get(key, 0))
-    if done < n_layers:
+        return None
+    done: list[T] = st.session_state.setdefault("layers_done", {}).setdefault(key, [])
+    if len(done) < n_layers:
         note = st.empty()  # written once this run's clicks are computed
         if st.button("Compute more layers", key=f"{key[0]}_more", icon=":material/play_arrow:"):
-            bar, start = st.progress(done / n_layers, "A layer at a time…"), time.perf_counter()
-            first = done
-            while done < n_layers:  # at least one layer a click; no more than fit the budget
-                compute(done)
-                done += 1
-                bar.progress(done / n_layers, f"{done} of {n_layers} layers")
+            bar = st.progress(len(done) / n_layers, "A layer at a time…")
+            start, first = time.perf_counter(), len(done)
+            while len(done) < n_layers:  # at least one layer a click; no more than fit
+                done.append(compute(len(done)))
+                bar.progress(len(done) / n_layers, f"{len(done)} of {n_layers} layers")
                 spent = time.perf_counter() - start
-                if spent + spent / (done - first) > BUDGET_S:
+                if spent + spent / (len(done) - first) > BUDGET_S:
                     break
-            ss["layers_done"][key] = done
         note.caption(f"{passes:,} forward passes: computed a layer at a time, on request "
-                     f"({done} of {n_layers} layers so far).")  # fmt: skip
+                     f"({len(done)} of {n_layers} layers so far).")  # fmt: skip
     return done
 
 
@@ -88,17 +88,15 @@ def knockout_grid(q: Question, stacks: dict[str, tuple[int, int]], where: tuple)
     """The layer x head grid of single-head effects, and what it says."""
     n_layers = max(n for n, _ in stacks.values())
     n_heads = len(single_heads(stacks))
-    big = cache.is_big(q.name, q.device)
-    done = layers_on_request(("ko", q), n_layers, n_heads, big,
-                             lambda layer: effects(q, single_heads(stacks, [layer])))  # fmt: skip
-    if not done:
-        return
-    if done == n_layers and n_heads <= AT_ONCE[big]:  # one batched pass for them all
-        heads = single_heads(stacks)
+    parts = layers_on_request(("ko", q), n_layers, n_heads, cache.is_big(q.name, q.device),
+                              lambda layer: effects(q, single_heads(stacks, [layer])))
+    if parts is None:  # one batched pass for them all
+        heads, done = single_heads(stacks), n_layers
         moved, clean = effects(q, heads)
-    else:  # the layers computed so far, each its own (cached) pass
-        parts = [effects(q, single_heads(stacks, [layer])) for layer in range(done)]
-        heads = single_heads(stacks, range(done))
+    elif not parts:
+        return
+    else:  # the layers computed so far
+        heads, done = single_heads(stacks, range(len(parts))), len(parts)
         moved, clean = np.concatenate([m for m, _ in parts]), parts[0][1]
     grid, rows = effect_grid(heads, moved, stacks)
     cols = [f"head {h + 1}" for h in range(grid.shape[1])]
