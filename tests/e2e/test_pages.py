@@ -247,6 +247,14 @@ def test_layer_and_head_change_updates_the_heatmap(app_server, page) -> None:
     ]:
         option = page.locator(f".st-key-{group}").get_by_text(choice, exact=True)
         harness.after_rerun(page, option.click)
+        # The chart is drawn in the animation frame after its data arrives (ui/workarounds/
+        # chart.js): wait for the drawing itself, not only for the run to end.
+        page.wait_for_function(
+            """([scope, title]) => {
+                 const t = document.querySelector(scope + ' .gtitle');
+                 return !!t && t.textContent.startsWith(title); }""",
+            arg=[heatmap, title], timeout=30000,
+        )  # fmt: skip
         signature = harness.heatmap_signature(page, heatmap)
         assert signature.startswith(title), signature[:60]
         assert signature not in seen, f"{title}: the heatmap did not change"
