@@ -13,20 +13,29 @@ streamlit 1.67 (measured, tests/e2e/test_deploy.py::test_a_class_through_faults)
    with its new value, but the new session has no record of the widget, so its `on_change`
    callback does not fire and the app's state (the URL's sentence) wins over the new value.
 
-`install()` patches the new session on the replica the tab moved to, before the app's
-first run. The first rerun request of a session opened for a tab that named a session this
-replica does not have:
+`install()` patches Streamlit so that:
 
-- is first run as a plain visit of the tab's URL (its page and query string: the sentence
-  and the model), without the widget values, as a fresh tab would be: the page, its
-  fragments and its widgets are registered, from the URL;
-- then the request itself is run as the browser sent it (the fragment, every widget's
-  value): the widgets that differ from a fresh visit (the new sentence, a chosen layer or
-  head) fire their callbacks as on any change, and the tab answers its input.
+- A tab that reconnects (to the session it had, or to a new one on another replica) is
+  asked at once for a run with its whole state: the replica sends it an auto-rerun of a
+  made-up fragment (ASK), which the browser answers with its page, query string and every
+  widget's value; the first answer stops the asking, and it is run as a whole-page run. So
+  a tab redraws right after it reconnects, also when it was idle, and a widget change that
+  was in flight when the replica died is applied.
+- On a session opened for a tab that named a session this replica does not have, the
+  first rerun request (the answer, or the tab's own input when it comes first) is first run
+  as a plain visit of the tab's URL (its page and query string: the sentence and the model),
+  without the widget values, as a fresh tab would be: the page, its fragments and its
+  widgets are registered, from the URL. Then, once that run's runner is gone, the request
+  itself is run as the browser sent it (every widget's value; the whole page when its
+  fragment has another id here): the widgets that differ from a fresh visit (the new
+  sentence, an uploaded file, a chosen layer or head) fire their callbacks as on any
+  change, and the tab answers its input.
 
-Requests that arrive while that first visit runs wait for it; only the newest is run.
-Nothing else changes: a tab that reconnects to the replica that still holds its session
-(nginx restarted, a network blip) resumes that session as before.
+Requests that arrive while that first visit runs wait for it; only the newest is run. A tab
+that reconnects to the replica that still holds its session (nginx restarted, a network
+blip) resumes that session as before, and redraws. What it cannot restore: a click that was
+in flight (a page link, a tab), whose request died with the replica; the student clicks
+again (the fault test counts these as "actions repeated").
 
 Started by `python -m deploy.replica` (what deploy/serve.py and deploy/k8s run). It reaches
 into Streamlit's runtime (AppSession, WebsocketSessionManager), pinned at 1.67 in
@@ -37,6 +46,9 @@ from __future__ import annotations
 
 ADOPTED = "_glassbox_adopted"  # a session opened for a tab from another replica, not yet run
 QUEUED = "_glassbox_queued"  # the request that waits for the URL's visit to finish
+ASKING = "_glassbox_asking"  # the tab reconnected and was asked for its state
+ASK = "glassbox-failover-ask"  # the made-up fragment id the browser is asked to rerun
+ASK_EVERY_S = 0.1  # how soon (and how often, until it answers) the browser is asked
 
 
 def _visit_of(client_state):
@@ -52,6 +64,32 @@ def _visit_of(client_state):
     return visit
 
 
+def _whole(client_state):
+    """`client_state` as a run of the whole page: a fragment's id is its place in the page,
+    which the first run of a session on another replica may not share (a page that draws
+    something more on a session's first run), and the question's id is no fragment."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    whole = ClientState()
+    whole.CopyFrom(client_state)
+    whole.fragment_id = ""
+    whole.is_auto_rerun = False
+    return whole
+
+
+def _ask(every: float | None):
+    """The message that asks the browser for a run with its whole state every `every`
+    seconds (an auto-rerun of a fragment that does not exist), or (None) stops asking."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    msg = ForwardMsg()
+    if every is None:
+        msg.stop_auto_rerun.fragment_ids.append(ASK)
+    else:
+        msg.auto_rerun.interval, msg.auto_rerun.fragment_id = every, ASK
+    return msg
+
+
 def install() -> None:
     """Patch Streamlit's session manager and AppSession (idempotent)."""
     from streamlit.logger import get_logger
@@ -65,22 +103,29 @@ def install() -> None:
     connect = WebsocketSessionManager.connect_session
     rerun = AppSession.request_rerun
     on_event = AppSession._handle_scriptrunner_event_on_event_loop
-    finished = {
-        ScriptRunnerEvent.SCRIPT_STOPPED_WITH_SUCCESS,
-        ScriptRunnerEvent.SCRIPT_STOPPED_WITH_COMPILE_ERROR,
-    }
 
     def connect_session(self, *args, **kwargs):
         session_id = connect(self, *args, **kwargs)
         wanted = kwargs.get("existing_session_id")
-        if wanted and session_id != wanted:  # the tab's session lived in another process
-            info = self.get_active_session_info(session_id)
-            if info is not None:
-                setattr(info.session, ADOPTED, True)
+        info = self.get_active_session_info(session_id) if wanted else None
+        if info is not None:  # a tab that reconnects (to its session, or to a new one here)
+            session = info.session
+            if session_id != wanted:  # its session lived in another process
+                setattr(session, ADOPTED, True)
                 log.info("a tab moved here (its session %s is not on this replica)", wanted)
+            setattr(session, ASKING, True)
+            session._enqueue_forward_msg(_ask(ASK_EVERY_S))
         return session_id
 
     def request_rerun(self, client_state):
+        if client_state is not None and getattr(self, ASKING, False):
+            setattr(self, ASKING, False)  # the tab's first request since it reconnected
+            self._enqueue_forward_msg(_ask(None))
+        elif client_state is not None and client_state.fragment_id == ASK:
+            self._enqueue_forward_msg(_ask(None))
+            return None  # a late tick of the question, already answered
+        if client_state is not None and client_state.fragment_id == ASK:
+            client_state = _whole(client_state)  # the tab's state, as the tab holds it now
         if client_state is not None and getattr(self, ADOPTED, False):
             setattr(self, ADOPTED, False)
             setattr(self, QUEUED, client_state)
@@ -93,10 +138,14 @@ def install() -> None:
     def handle_event(self, sender, event, *args, **kwargs):
         current = sender is self._scriptrunner
         on_event(self, sender, event, *args, **kwargs)
-        if current and event in finished and getattr(self, QUEUED, None) is not None:
-            queued = getattr(self, QUEUED)
+        # The tab's own request, once the visit's runner is done and gone: it then runs as
+        # any request after an idle tab's does, in a runner of its own (a fragment rerun
+        # handed to the visit's finishing runner skipped the widgets' callbacks).
+        queued = getattr(self, QUEUED, None)
+        if current and event == ScriptRunnerEvent.SHUTDOWN and queued is not None:
             setattr(self, QUEUED, None)
-            rerun(self, queued)  # the tab's own request, now that its page is registered
+            if self._state.name != "SHUTDOWN_REQUESTED":
+                rerun(self, queued if self.has_fragment(queued.fragment_id) else _whole(queued))
 
     WebsocketSessionManager.connect_session = connect_session
     AppSession.request_rerun = request_rerun

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 
 from streamlit.proto.ClientState_pb2 import ClientState
-from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.scriptrunner import ScriptRunnerEvent
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
@@ -26,9 +26,11 @@ def test_the_internals_it_patches_are_there() -> None:
     ]  # fmt: skip
     handler = inspect.signature(AppSession._handle_scriptrunner_event_on_event_loop)
     assert list(handler.parameters)[:3] == ["self", "sender", "event"]
-    assert {"SCRIPT_STOPPED_WITH_SUCCESS", "SCRIPT_STOPPED_WITH_COMPILE_ERROR"} <= {
-        e.name for e in ScriptRunnerEvent
-    }
+    assert "SHUTDOWN" in ScriptRunnerEvent.__members__
+    assert "SHUTDOWN_REQUESTED" in AppSessionState.__members__
+    # The runner is let go at its SHUTDOWN, so the queued request gets a runner of its own.
+    handler_source = inspect.getsource(AppSession._handle_scriptrunner_event_on_event_loop)
+    assert "self._scriptrunner = None" in handler_source
     # The handler is looked up on the session each time (so the patch reaches it).
     source = inspect.getsource(AppSession._on_scriptrunner_event)
     assert "self._handle_scriptrunner_event_on_event_loop(" in source

@@ -24,6 +24,12 @@ After each step it checks that nothing of another session shows (no chart axis l
 session's tokens or words), that the sidebar still holds its own sentence, and that the page
 has no Streamlit exception box and no JavaScript error. Sessions run with bounded
 concurrency (a new one starts when one ends), on Playwright's async API in one thread.
+
+For the fault test, run_crowd() also runs a `during` coroutine beside the sessions (it may
+kill a replica or nginx), and the crowd keeps what it needs to measure the sessions through
+it: which sessions are in progress (their browser context, so their replica cookie), when
+each step was answered, when each page's websocket closed and opened again, and whether a
+page was loaded more than once (a reload).
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ SENTENCE_PAGES = [p.key for p in PAGES if p.reads == "sentence"]
 OWN_PAGES = [p.key for p in PAGES if p.reads == "own"]
 UPLOAD_PAGE = SENTENCE_PAGES[-1]
 ACTIONS = ["open", "type", "page", "upload", "translate", "digit"]
+# The pages of the shared sentence's walk that read their own input, in the walk's order
+WALKED_OWN = ("rnn", "cross_attention", "vision")
 # One distinct word per session, so each session's token axis is its own.
 WORDS = ("penguin volcano violin desert library tiger harbor castle garden rocket teacher "
          "doctor farmer painter river forest island kitchen market mountain ocean village "
@@ -54,6 +62,44 @@ WORDS = ("penguin volcano violin desert library tiger harbor castle garden rocke
 VIEWPORT = {"width": 1280, "height": 800}  # a laptop's window
 UPLOAD_INPUT = '[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]'
 POLL_MS = 25
+# An action's answer, or (when the page reconnected after it and no run finished in the
+# `stall` ms since) "stalled": the fault cut the action off.
+IDLE_OR_STALLED_JS = f"""(a) => {{
+  if (({harness.IDLE_JS})(a.minDone)) return 'idle';
+  const w = window.__glassbox_ws, s = window.__glassbox;
+  const opens = w ? w.opens.filter((t) => t > a.since) : [];
+  if (!opens.length) return false;
+  const reopened = opens[opens.length - 1];
+  const now = performance.timeOrigin + performance.now();
+  return now - reopened > a.stall && !((s.lastDoneAt || 0) > reopened) ? 'stalled' : false;
+}}"""
+HEADING_JS = """(title) => document.querySelector('h1')?.textContent.trim() === title"""
+REPEAT_AFTER_S = 8  # after a reconnect, an action with no answer for this long is repeated
+# Ready for a person's next action: connected and, after a reconnect, redrawn (the replica
+# asks a tab that reconnects for its state: deploy/failover.py), or 10 s after it.
+READY_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (app?.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+  const opens = (window.__glassbox_ws || {opens: []}).opens, s = window.__glassbox;
+  if (opens.length < 2) return true;
+  const reopened = opens[opens.length - 1];
+  return (s.lastDoneAt || 0) > reopened
+    || performance.timeOrigin + performance.now() - reopened > 10000;
+}"""
+# Every websocket the page opens and closes, in epoch milliseconds (the clock of time.time()).
+WATCH_JS = """
+(() => {
+  const w = (window.__glassbox_ws = { opens: [], closes: [] });
+  const Native = window.WebSocket, now = () => performance.timeOrigin + performance.now();
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('open', () => w.opens.push(now()));
+      this.addEventListener('close', () => w.closes.push(now()));
+    }
+  };
+})();
+"""
 WAIT_S = 120  # the longest one step may take (a loaded 2-core machine, a cold replica)
 Act = Callable[[], Awaitable]
 # Whether some chart axis lists exactly these tokens ([MASK] may stand in for any; an axis
@@ -140,6 +186,15 @@ class Crowd:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     failures: list[str] = field(default_factory=list)
     completed: int = 0  # sessions that walked every page without a failure
+    # For the fault test: the sessions in progress, each step answered (epoch time, session,
+    # kind), the sessions that failed, and when each session started.
+    active: dict = field(default_factory=dict)
+    steps: list[tuple[float, int, str]] = field(default_factory=list)
+    failed: set[int] = field(default_factory=set)
+    started: dict[int, float] = field(default_factory=dict)
+    first_replica: dict[int, str | None] = field(default_factory=dict)  # after its first page
+    sockets: dict[int, dict] = field(default_factory=dict)  # Session.sockets() at its end
+    repeated: list[tuple[float, int, str]] = field(default_factory=list)  # actions done again
 
     @property
     def all_latencies(self) -> list[float]:
@@ -167,7 +222,20 @@ class Session:
     def __init__(self, page, base: str, me: Visitor, plan: Plan, crowd: Crowd) -> None:
         self.page, self.base, self.me, self.plan, self.crowd = page, base, me, plan, crowd
         self.js_errors: list[str] = []
+        self.loads = 0  # documents loaded: more than one is a reload
         page.on("pageerror", lambda err: self.js_errors.append(str(err)))
+        page.on("load", lambda _: setattr(self, "loads", self.loads + 1))
+
+    async def sockets(self) -> dict:
+        """When this page's websockets opened and closed (epoch ms lists)."""
+        return await self.page.evaluate("() => window.__glassbox_ws || {opens: [], closes: []}")
+
+    async def replica(self) -> str | None:
+        """The replica nginx pins this browser to (its glassbox_replica cookie)."""
+        for cookie in await self.page.context.cookies():
+            if cookie["name"] == "glassbox_replica":
+                return cookie["value"]
+        return None
 
     async def runs(self) -> int:
         return await self.page.evaluate("() => (window.__glassbox ? window.__glassbox.done : 0)")
@@ -177,15 +245,54 @@ class Session:
             harness.IDLE_JS, arg=min_runs, timeout=timeout * 1000, polling=POLL_MS
         )
 
-    async def timed(self, kind: str, action: Act, until: Act) -> None:
+    async def timed(self, kind: str, action: Act, until: Act, page: str | None = None) -> None:
         """Do `action` (one widget change or click), wait for the rerun it causes and for
-        `until` (the result drawn); record the seconds under `kind`."""
-        before = await self.runs()
+        `until` (the result drawn); record the seconds under `kind`.
+
+        Like a person: it acts only while the app is connected and drawn (after a fault the
+        app shows it is reconnecting, then redraws), and an action that a fault cut off (the
+        page reconnected after it, and then nothing came for REPEAT_AFTER_S, or not what it
+        asked for) is done once more, as a student clicks again; each such repeat is counted
+        (crowd.repeated). `page`: the action goes to that page, whose heading must show too.
+        """
         started = time.perf_counter()
-        await action()
-        await self.idle(before + 1)
-        await until()
+        if page is not None:
+            drawn, heading = until, TITLES[page]
+
+            async def until() -> None:
+                await self.page.wait_for_function(
+                    HEADING_JS, arg=heading, timeout=WAIT_S * 1000, polling=POLL_MS
+                )
+                await drawn()
+
+        for attempt in range(2):
+            await self.page.wait_for_function(READY_JS, timeout=WAIT_S * 1000, polling=POLL_MS)
+            before, acted = await self.runs(), time.time()
+            await action()
+            answer = await self.page.wait_for_function(
+                IDLE_OR_STALLED_JS, arg={"minDone": before + 1, "since": acted * 1000,
+                                         "stall": REPEAT_AFTER_S * 1000},
+                timeout=WAIT_S * 1000, polling=POLL_MS,
+            )  # fmt: skip
+            cut_off = await answer.json_value() == "stalled"
+            if not cut_off:
+                if not await self.reconnected_since(acted):
+                    await until()
+                    break
+                try:  # it reconnected meanwhile: is this the answer it asked for?
+                    await asyncio.wait_for(until(), REPEAT_AFTER_S * 2)
+                    break
+                except Exception:  # not drawn: the fault cut the action off
+                    cut_off = True
+            if attempt == 1:
+                raise AssertionError(f"{kind}: no answer after a reconnect, twice")
+            self.crowd.repeated.append((time.time(), self.me.index, kind))
         self.crowd.latencies[kind].append(time.perf_counter() - started)
+        self.crowd.steps.append((time.time(), self.me.index, kind))
+
+    async def reconnected_since(self, epoch: float) -> bool:
+        """Whether this page opened a websocket again after `epoch` (a fault)."""
+        return any(t / 1000 > epoch for t in (await self.sockets())["opens"])
 
     async def axes(self) -> list[list[str]]:
         return await self.page.evaluate(harness.AXIS_LABELS_JS, "")
@@ -232,6 +339,8 @@ class Session:
         await self.idle(1)
         await page.wait_for_selector(harness.DRAWN_CHART)
         self.crowd.latencies["open"].append(time.perf_counter() - started)
+        self.crowd.steps.append((time.time(), me.index, "open"))
+        self.crowd.first_replica[me.index] = await self.replica()
 
         async def typed() -> None:
             box = self.sentence_box()
@@ -245,10 +354,10 @@ class Session:
             shown = lambda k=key: self.tokens_shown(plan.tokens[k, me.sentence])  # noqa: E731
             if key in harness.TOKEN_TABS:  # no axis of tokens on its first tab: open the tab
                 tab = page.get_by_role("tab", name=harness.TOKEN_TABS[key], exact=True)
-                await self.timed("page", self.nav(key), tab.wait_for)
+                await self.timed("page", self.nav(key), tab.wait_for, page=key)
                 await self.timed("page", tab.click, shown)
             else:
-                await self.timed("page", self.nav(key), shown)
+                await self.timed("page", self.nav(key), shown, page=key)
             await self.check(key, me.sentence)
 
         # The upload: the file's text becomes the sentence, on the replica holding the tab.
@@ -260,16 +369,20 @@ class Session:
 
         async def upload_shown() -> None:
             await self.tokens_shown(plan.tokens[UPLOAD_PAGE, me.upload])
-            sidebar = await page.get_by_test_id("stSidebar").inner_text()
-            assert f"Loaded '{me.upload_name}'" in sidebar, "the upload is not acknowledged"
+            try:  # the sidebar's part is written after the page (ui.frame)
+                await page.get_by_test_id("stSidebar").get_by_text(
+                    f"Loaded '{me.upload_name}'"
+                ).wait_for(timeout=10_000)
+            except Exception as err:
+                raise AssertionError("the upload is not acknowledged") from err
 
         await self.timed("upload", uploaded, upload_shown)
         await self.check(UPLOAD_PAGE, me.upload)
 
         # The translation pages read their own sentence, kept for both in the session.
-        rnn, cross, vision = OWN_PAGES
+        rnn, cross, vision = WALKED_OWN
         await self.timed("page", self.nav(rnn), lambda: page.wait_for_selector(
-            harness.DRAWN_CHART))  # fmt: skip
+            harness.DRAWN_CHART), page=rnn)  # fmt: skip
 
         async def translated() -> None:
             await self.tokens_shown(words(me.english))
@@ -283,11 +396,11 @@ class Session:
 
         await self.timed("translate", english, translated)
         await self.check(rnn, None)
-        await self.timed("page", self.nav(cross), translated)
+        await self.timed("page", self.nav(cross), translated, page=cross)
         await self.check(cross, None)
 
         await self.timed("page", self.nav(vision), lambda: page.wait_for_selector(
-            harness.DRAWN_CHART))  # fmt: skip
+            harness.DRAWN_CHART), page=vision)  # fmt: skip
 
         async def pick_digit() -> None:
             await page.locator(".st-key-vit_digit").click()
@@ -306,18 +419,27 @@ class Session:
 async def _one(browser, base: str, me: Visitor, plan: Plan, crowd: Crowd, shots: Path | None):
     context = await browser.new_context(viewport=VIEWPORT)
     await context.add_init_script(harness.INIT_SCRIPT)
+    await context.add_init_script(WATCH_JS)
     context.set_default_timeout(WAIT_S * 1000)
     page = await context.new_page()
+    session = Session(page, base, me, plan, crowd)
+    crowd.active[me.index], crowd.started[me.index] = session, time.time()
     try:
-        await Session(page, base, me, plan, crowd).walk()
+        await session.walk()
+        if session.loads > 1:
+            raise AssertionError(f"the page was loaded {session.loads} times (a reload)")
         crowd.completed += 1
     except Exception as err:  # every session's failure is reported, not only the first
+        crowd.failed.add(me.index)
         crowd.failures.append(f"session {me.index}: {type(err).__name__}: {str(err)[:600]}")
         if shots is not None:
             shots.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(Exception):  # a screenshot is a courtesy
                 await page.screenshot(path=str(shots / f"FAILED-deploy-{me.index:02d}.png"))
     finally:
+        with contextlib.suppress(Exception):
+            crowd.sockets[me.index] = await session.sockets()
+        crowd.active.pop(me.index, None)
         await context.close()
 
 
@@ -328,8 +450,10 @@ async def run_crowd(
     concurrency: int = 6,
     timeout: float = 300.0,
     screenshots: Path | None = None,
+    during: Callable[[Crowd, object], Awaitable] | None = None,
 ) -> Crowd:
-    """Every visitor of `plan` against `base`, `concurrency` at a time, within `timeout`."""
+    """Every visitor of `plan` against `base`, `concurrency` at a time, within `timeout`;
+    `during(crowd, browser)` beside them, when given (its failure is the crowd's too)."""
     from playwright.async_api import async_playwright
 
     crowd = Crowd(len(plan.visitors), concurrency)
@@ -344,6 +468,7 @@ async def run_crowd(
             executable_path=chromium, headless=True, args=harness.CHROMIUM_ARGS
         )
         started = time.perf_counter()
+        beside = asyncio.ensure_future(during(crowd, browser)) if during else None
         try:
             await asyncio.wait_for(
                 asyncio.gather(*(gated(browser, v) for v in plan.visitors)), timeout
@@ -354,6 +479,11 @@ async def run_crowd(
                 f"({crowd.completed} of {crowd.sessions} sessions done)"
             )
         crowd.seconds = time.perf_counter() - started
+        if beside is not None:
+            try:
+                await asyncio.wait_for(beside, 120)
+            except Exception as err:
+                crowd.failures.append(f"beside the crowd: {type(err).__name__}: {err}"[:800])
         await browser.close()
     return crowd
 

@@ -13,6 +13,15 @@ error, its upload acknowledged and shown; nginx's access log shows each browser'
 replica. The throughput and latency table goes to the test summary and
 artifacts/deploy.json; nothing is timed-asserted.
 
+test_a_class_through_faults: a class of 16 sessions through `deploy.serve --replicas 2`
+while tests/e2e/faults.py kills a replica (SIGKILL), restarts nginx (SIGTERM) and hangs a
+replica (SIGSTOP), one after another, with two idle lesson tabs on the Attention page. No
+session may be lost; every tab on what a fault hit reconnects (no reload) within 10 s (15 s
+for the hung replica, which deploy.serve's health check must first notice and kill); a dead
+or hung replica is healthy again within 30 s, and new sessions reach it again. The table
+(sessions recovered and lost, seconds to reconnect and to the next answer, median and worst)
+goes to the test summary and artifacts/deploy/faults.json.
+
 Marked `deploy` (and `e2e`): `-m "not deploy"` skips it. Without nginx (or a browser) it
 skips, except under CI=true, where it fails.
 """
@@ -33,7 +42,7 @@ from pathlib import Path
 import pytest
 
 from deploy import serve
-from tests.e2e import crowd, harness
+from tests.e2e import crowd, faults, harness
 
 pytestmark = [pytest.mark.e2e, pytest.mark.deploy]
 
@@ -50,6 +59,16 @@ REPLICAS = (1, 2)
 CROWD_TIMEOUT_S = 60 + 25 * SESSIONS
 START_TIMEOUT_S = 120
 RUNS = harness.ARTIFACTS / "deploy"
+# The fault test's class: long enough (about three waves of 6) to be mid-walk at all three
+# faults, one after another.
+FAULT_SESSIONS = int(os.environ.get("GLASSBOX_FAULT_SESSIONS", "16"))
+# Which faults, in order (GLASSBOX_FAULTS=kill,hang to run some)
+FAULTS = tuple(os.environ.get("GLASSBOX_FAULTS", ",".join(faults.KINDS)).split(","))
+RECONNECT_LIMIT_S = 10  # a killed replica, a restarted nginx: every tab back within this
+# A hung replica: deploy.serve's health check misses 3 answers of 2 s each (about 6-9 s on
+# a busy machine), kills it, and its tabs reconnect elsewhere (about 1 s)
+HUNG_LIMIT_S = 15
+RESTART_LIMIT_S = 30  # a dead or hung replica healthy again within this
 
 
 @pytest.fixture(scope="module")
@@ -68,11 +87,11 @@ def plan(tokenizers) -> crowd.Plan:
 class Served:
     """`python -m deploy.serve` as a person runs it, in the background."""
 
-    def __init__(self, replicas: int) -> None:
-        self.replicas = replicas
+    def __init__(self, replicas: int, name: str | None = None) -> None:
+        self.replicas, self.name = replicas, name or f"replicas-{replicas}"
         self.port = harness.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.run_dir = RUNS / f"replicas-{replicas}"
+        self.run_dir = RUNS / self.name
         self.cmd = [sys.executable, "-m", "deploy.serve", "--replicas", str(replicas),
                     "--port", str(self.port), "--run-dir", str(self.run_dir)]  # fmt: skip
         self.proc: subprocess.Popen | None = None
@@ -83,7 +102,7 @@ class Served:
             for old in self.run_dir.glob("*.*"):
                 old.unlink()
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.out = (RUNS / f"serve-{self.replicas}.out").open("w")
+        self.out = (RUNS / f"serve-{self.name}.out").open("w")
         self.proc = subprocess.Popen(
             self.cmd, cwd=harness.ROOT, stdout=self.out, stderr=subprocess.STDOUT
         )
@@ -96,7 +115,7 @@ class Served:
         return json.loads(info.read_text())
 
     def output(self) -> str:
-        return (RUNS / f"serve-{self.replicas}.out").read_text(errors="replace")[-3000:]
+        return (RUNS / f"serve-{self.name}.out").read_text(errors="replace")[-3000:]
 
     def stop(self, sig: int) -> int:
         """Send `sig`; its exit status (it is killed if it takes over 30 s)."""
@@ -174,13 +193,66 @@ def test_a_class_through_nginx(replicas, nginx_path, chromium_path, plan, reques
     assert not problems, "\n".join(problems[:20])
 
 
-def _crowd(url: str, plan: crowd.Plan, chromium: str) -> crowd.Crowd:
+def _crowd(url: str, plan: crowd.Plan, chromium: str, during=None) -> crowd.Crowd:
     """The crowd on Playwright's async API, in a thread of its own (the other browser tests'
     sync Playwright may hold this one)."""
     shots = harness.ARTIFACTS / "screenshots"
+    timeout = 60 + 25 * len(plan.visitors)
     with ThreadPoolExecutor(1) as pool:
         job = pool.submit(
             asyncio.run,
-            crowd.run_crowd(url, plan, chromium, CONCURRENCY, CROWD_TIMEOUT_S, shots),
+            crowd.run_crowd(url, plan, chromium, CONCURRENCY, timeout, shots, during),
         )
         return job.result()
+
+
+@pytest.mark.timeout(60 + 25 * FAULT_SESSIONS + START_TIMEOUT_S + 240)
+def test_a_class_through_faults(nginx_path, chromium_path, tokenizers, request) -> None:
+    """A class through a killed replica, a restarted nginx and a hung replica, one after
+    another (tests/e2e/faults.py): no session lost, every tab back within the limits, the
+    replica restarted and new sessions sent to it again."""
+    plan = crowd.make_plan(FAULT_SESSIONS, tokenizers, seed=1)
+    served = Served(2, "faults")
+    try:
+        served.start()
+        driver = faults.Driver(served.run_dir, served.url, tokenizers["mlm"], FAULTS)
+        result = _crowd(served.url, plan, chromium_path, during=driver)
+    finally:
+        status = served.stop(signal.SIGTERM)
+    rows = driver.finish(result)
+    events = driver.events()
+    report = {"sessions": FAULT_SESSIONS, "concurrency": CONCURRENCY, "faults": rows,
+              "crowd_failures": result.failures, "events": events,
+              "class_seconds": round(result.seconds, 1), "load": os.getloadavg()}  # fmt: skip
+    (RUNS / "faults.json").write_text(json.dumps(report, indent=1) + "\n")
+    lines = request.config.stash.setdefault(harness.REPORT_KEY, [])
+    load = "/".join(f"{x:.1f}" for x in os.getloadavg())
+    lines += [f"deploy faults: {FAULT_SESSIONS} sessions through nginx, {CONCURRENCY} at a "
+              f"time, 2 replicas, {len(driver.lessons)} lesson tabs; class {result.seconds:.0f} s; "
+              f"load average {load}", *faults.table(rows).split("\n")]  # fmt: skip
+
+    problems = list(result.failures)
+    if status != 0:
+        problems.append(f"deploy.serve exited {status} on SIGTERM")
+    measured = {r["fault"] for r in rows}
+    if measured != set(FAULTS):
+        problems.append(f"faults measured: {sorted(measured)} of {FAULTS}")
+    for r in rows:
+        limit = HUNG_LIMIT_S if r["fault"] == "hang" else RECONNECT_LIMIT_S
+        if r["tabs"] == 0:
+            problems.append(f"{r['fault']}: no tab was on {r['target']}")
+        if r["lost"]:
+            problems.append(f"{r['fault']}: lost {r['lost_why']}")
+        if r["reconnect_worst_s"] is None or r["reconnect_worst_s"] > limit:
+            problems.append(f"{r['fault']}: reconnected in {r['reconnect_worst_s']} s > {limit}")
+        if r["back_s"] is None or (r["fault"] != "nginx" and r["back_s"] > RESTART_LIMIT_S):
+            problems.append(f"{r['fault']}: {r['target']} back after {r['back_s']} s")
+    # New sessions reach the killed replica again once it is back.
+    kill = next((f for f in driver.faults if f.kind == "kill"), None)
+    if kill is not None and kill.back_s is not None:
+        back_at = kill.at + kill.back_s
+        later = {i: result.first_replica.get(i) for i, t in result.started.items() if t > back_at}
+        name = f"r{kill.target.split()[-1]}"
+        if later and name not in later.values():
+            problems.append(f"no new session reached {kill.target} after its restart: {later}")
+    assert not problems, "\n".join(problems[:20])
