@@ -1,0 +1,150 @@
+"""deploy/k8s/, checked offline (there is no cluster here): every manifest is valid against
+Kubernetes 1.33's schemas (kubernetes-validate, strict: no unknown fields), and it says what
+the rest of the project says: the Dockerfile's image, port and user; probes on
+/_stcore/health; resources sized from the memory benchmark (docs/PERFORMANCE.md); cookie
+affinity and websocket timeouts long enough for a lesson on the Ingress; an HPA on CPU.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+K8S = ROOT / "deploy" / "k8s"
+KUBERNETES = "1.33.0"  # the Kubernetes version the manifests are validated against
+LESSON_S = 3600  # a websocket held open at least this long (one lesson)
+PREFIX = "nginx.ingress.kubernetes.io/"
+
+
+def _manifests() -> dict[str, dict]:
+    """Every resource in deploy/k8s by kind (one per kind here)."""
+    found = {}
+    for path in sorted(K8S.glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc:
+                assert doc["kind"] not in found, f"two {doc['kind']}s"
+                found[doc["kind"]] = doc | {"_file": path.name}
+    return found
+
+
+M = _manifests()
+
+
+def _mib(quantity: str) -> float:
+    units = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024, "M": 1e6 / 2**20, "G": 1e9 / 2**20}
+    number, unit = re.fullmatch(r"([\d.]+)([A-Za-z]*)", quantity).groups()
+    return float(number) * units.get(unit, 1 / 2**20)
+
+
+def _container() -> dict:
+    (container,) = M["Deployment"]["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def test_every_manifest_is_valid_kubernetes() -> None:
+    try:
+        import kubernetes_validate
+    except ImportError:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("CI=true but kubernetes-validate is not installed", pytrace=False)
+        pytest.skip("kubernetes-validate is not installed (requirements-dev.txt)")
+    for kind, doc in M.items():
+        if kind == "Kustomization":
+            continue
+        resource = {k: v for k, v in doc.items() if k != "_file"}
+        kubernetes_validate.validate(resource, KUBERNETES, strict=True)
+
+
+def test_the_kustomization_lists_every_manifest_and_names_the_image() -> None:
+    kustomization = M["Kustomization"]
+    files = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
+    assert set(kustomization["resources"]) == files
+    images = {i["name"] for i in kustomization["images"]}
+    assert _container()["image"].split(":")[0] in images
+
+
+def test_the_deployment_runs_the_dockerfiles_image() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    port = int(re.search(r"^EXPOSE (\d+)", dockerfile, re.M)[1])
+    uid = int(re.search(r"useradd .*--uid (\d+)", dockerfile)[1])
+    c = _container()
+    assert c["image"].startswith("glassbox")  # docker build -t glassbox . (docs/DEPLOY.md)
+    assert [p["containerPort"] for p in c["ports"]] == [port]
+    assert f"--server.port={port}" in c["args"] and "--server.address=0.0.0.0" in c["args"]
+    assert c["command"][:3] == ["python", "-m", "deploy.replica"]  # the failover patch
+    assert (ROOT / "deploy" / "replica.py").is_file() and c["command"][3] == "app.py"
+    pod = M["Deployment"]["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsUser"] == uid and pod["securityContext"]["runAsNonRoot"]
+    env = {e["name"]: e for e in c["env"]}
+    secret = env["STREAMLIT_SERVER_COOKIE_SECRET"]["valueFrom"]["secretKeyRef"]
+    assert secret == {"name": "glassbox", "key": "cookie-secret"}  # one secret, every pod
+    assert int(env["OMP_NUM_THREADS"]["value"]) == int(c["resources"]["limits"]["cpu"])
+    assert M["Deployment"]["spec"]["replicas"] >= 2
+
+
+def test_probes_ask_streamlits_health_endpoint() -> None:
+    c = _container()
+    named = {p["name"]: p["containerPort"] for p in c["ports"]}
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        get = c[probe]["httpGet"]
+        assert get["path"] == "/_stcore/health", probe
+        assert named.get(get["port"], get["port"]) == 8501, probe
+    live, start = c["livenessProbe"], c["startupProbe"]
+    # A hung pod is restarted within a minute; a cold start (torch) has two.
+    assert live["periodSeconds"] * live["failureThreshold"] <= 60
+    assert start["periodSeconds"] * start["failureThreshold"] >= 120
+
+
+def test_resources_are_sized_from_the_memory_benchmark() -> None:
+    text = (ROOT / "docs" / "PERFORMANCE.md").read_text()
+    line = next(x for x in text.splitlines() if x.startswith("| memory: every model loaded"))
+    measured = [int(b) for _, b in re.findall(r"(\d+) / (\d+) MiB", line)]
+    assert measured, f"no '<loaded> / <after 30 sessions> MiB' in {line!r}"
+    budget = re.search(r"\| (\d+) / \+(\d+) \|", line)
+    resources = _container()["resources"]
+    assert _mib(resources["requests"]["memory"]) >= max(measured)  # after 30 sessions
+    assert _mib(resources["limits"]["memory"]) >= int(budget[1]) + int(budget[2])
+    assert float(resources["requests"]["cpu"]) >= 1  # a rerun is mostly one busy thread
+
+
+def test_the_service_and_ingress_reach_the_pods() -> None:
+    pod_labels = M["Deployment"]["spec"]["template"]["metadata"]["labels"]
+    service = M["Service"]["spec"]
+    assert service["selector"].items() <= pod_labels.items()
+    (port,) = service["ports"]
+    assert port["targetPort"] in ("http", 8501)
+    (rule,) = M["Ingress"]["spec"]["rules"]
+    (path,) = rule["http"]["paths"]
+    backend = path["backend"]["service"]
+    assert backend["name"] == M["Service"]["metadata"]["name"]
+    assert backend["port"]["name"] == port["name"]
+    assert M["Ingress"]["spec"]["ingressClassName"] == "nginx"
+
+
+def test_the_ingress_is_sticky_by_cookie_and_holds_websockets_for_a_lesson() -> None:
+    notes = M["Ingress"]["metadata"]["annotations"]
+    assert notes[PREFIX + "affinity"] == "cookie"
+    assert notes[PREFIX + "session-cookie-name"]
+    assert notes[PREFIX + "session-cookie-change-on-failure"] == "true"
+    assert int(notes[PREFIX + "session-cookie-max-age"]) >= LESSON_S
+    for timeout in ("proxy-read-timeout", "proxy-send-timeout"):
+        assert int(notes[PREFIX + timeout]) >= LESSON_S, timeout
+    assert _mib(notes[PREFIX + "proxy-body-size"].replace("m", "M")) >= 1  # 1 MB uploads
+    assert all(value == str(value) for value in notes.values())  # annotations are strings
+
+
+def test_the_autoscaler_scales_the_deployment_on_cpu() -> None:
+    hpa = M["HorizontalPodAutoscaler"]["spec"]
+    assert hpa["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment",
+                                     "name": M["Deployment"]["metadata"]["name"]}  # fmt: skip
+    (metric,) = hpa["metrics"]
+    assert metric["resource"]["name"] == "cpu" and metric["resource"]["target"]["type"] == (
+        "Utilization"
+    )
+    assert 2 <= hpa["minReplicas"] <= M["Deployment"]["spec"]["replicas"] <= hpa["maxReplicas"]
+    assert hpa["behavior"]["scaleDown"]["stabilizationWindowSeconds"] >= 600  # not mid-lesson
