@@ -58,7 +58,8 @@ def language() -> str:
         return DEFAULT
     if ctx is None:
         return DEFAULT
-    lang = ctx.session_state.get(STATE_KEY, DEFAULT)
+    state = ctx.session_state  # a SafeSessionState: no .get()
+    lang = state[STATE_KEY] if STATE_KEY in state else DEFAULT  # noqa: SIM401
     return lang if lang in LANGUAGES else DEFAULT
 
 
