@@ -21,6 +21,7 @@ What stays as it is: model tokens, user text, code, numbers.
 from __future__ import annotations
 
 import gettext
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -46,7 +47,8 @@ def catalogue(lang: str) -> gettext.NullTranslations:
 
 def language() -> str:
     """The language of what is being drawn: the one `using()` set, else the Streamlit
-    session's choice (`st.session_state["lang"]`), else English."""
+    session's choice (`st.session_state["lang"]`), else outside a Streamlit run the
+    environment's `GLASSBOX_LANG` (the lab's checker in a notebook), else English."""
     forced = _forced.get()
     if forced is not None:
         return forced
@@ -57,7 +59,8 @@ def language() -> str:
     except ImportError:  # pragma: no cover - streamlit is always installed with the app
         return DEFAULT
     if ctx is None:
-        return DEFAULT
+        lang = os.environ.get("GLASSBOX_LANG", DEFAULT)
+        return lang if lang in LANGUAGES else DEFAULT
     state = ctx.session_state  # a SafeSessionState: no .get()
     lang = state[STATE_KEY] if STATE_KEY in state else DEFAULT  # noqa: SIM401
     return lang if lang in LANGUAGES else DEFAULT
