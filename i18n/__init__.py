@@ -38,8 +38,9 @@ _forced: ContextVar[str | None] = ContextVar("glassbox_language", default=None)
 
 
 @cache
-def catalogue(lang: str) -> gettext.NullTranslations:
-    """The compiled catalogue of `lang` (English: the messages themselves)."""
+def translations(lang: str) -> gettext.NullTranslations:
+    """The compiled catalogue of `lang` (English: the messages themselves). Not named
+    `catalogue`: that is the submodule i18n.catalogue, which would replace it once imported."""
     if lang == DEFAULT:
         return gettext.NullTranslations()
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
@@ -80,13 +81,13 @@ def using(lang: str) -> Iterator[None]:
 
 def _(message: str, /, **values: object) -> str:
     """`message` in the current language, its named placeholders filled in."""
-    text = catalogue(language()).gettext(message)
+    text = translations(language()).gettext(message)
     return text.format(**values) if values else text
 
 
 def ngettext(singular: str, plural: str, n: int, /, **values: object) -> str:
     """The singular or plural of a message for the count `n` (also a placeholder `{n}`)."""
-    text = catalogue(language()).ngettext(singular, plural, n)
+    text = translations(language()).ngettext(singular, plural, n)
     return text.format(n=n, **values)
 
 
