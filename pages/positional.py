@@ -4,6 +4,7 @@ import streamlit as st
 
 import model
 import viz
+from i18n import N_, _
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts import compare
@@ -18,32 +19,37 @@ from ui.show import (
 )
 from ui.view import View
 
+POSITIONS = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned"), "rotary": N_("rotary"),
+             "none": N_("none")}  # a model's `positional`, as the caption names it
+
 
 def binary(view: View, window: tuple[int, int] | None) -> None:
     """The first idea: the position written in binary, one bit per column."""
     t = view.trace
-    st.subheader("First idea: write the position in binary")
+    st.subheader(_("First idea: write the position in binary"))
     bits = model.binary_encoding(len(t.tokens))
     chart(
         "pos_binary", view.key, viz.binary_table, bits, t.tokens, window=window, cols=False,
         filename="binary_positions",
     )  # fmt: skip
-    st.caption(
+    st.caption(_(
         "Bit 0 flips at every position, bit 1 every two, bit 2 every four… Every position "
         "gets a different pattern, but the jumps from 0 to 1 are abrupt."
-    )
+    ))
 
 
 def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max_len: int) -> None:
     """The smooth version the model uses: the formula, the matrix, the dot products, waves."""
     t, d = view.trace, view.trace.embeddings.shape[1]
-    st.subheader("Sinusoidal encoding")
+    st.subheader(_("Sinusoidal encoding"))
     st.latex(
         r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right) \qquad "
         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)"
     )
-    st.caption(f"Here d = {d} and this model's positions are *{view.model.positional}*.")
-    if st.toggle(f"Show the whole context ({max_len} positions)", key="pos_full"):
+    kind = view.model.positional
+    st.caption(_("Here d = {d} and this model's positions are *{kind}*.", d=d,
+                 kind=_(POSITIONS.get(kind, kind))))  # fmt: skip
+    if st.toggle(_("Show the whole context ({n} positions)", n=max_len), key="pos_full"):
         pe, rows, where, shown = model.sinusoidal_encoding(max_len, d), None, max_len, None
         names = [str(i) for i in range(max_len)]
     else:
@@ -51,23 +57,23 @@ def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max
     left, right = st.columns([3, 2])
     with left:
         chart(
-            "pos_heatmap", where, viz.sinusoidal_heatmap, pe, rows, "positions × dimensions",
+            "pos_heatmap", where, viz.sinusoidal_heatmap, pe, rows, _("positions × dimensions"),
             window=shown, cols=False, filename="sinusoidal",
         )  # fmt: skip
     with right:
         chart(
             "pos_dot", where, viz.similarity_heatmap, pe @ pe.T, names,
-            "dot product between positions", metric="dot product", window=shown,
+            _("dot product between positions"), metric=_("dot product"), window=shown,
             filename="position_dot",
         )  # fmt: skip
-    st.caption(
+    st.caption(_(
         "Right: PE(a)·PE(b) is largest on the diagonal and falls off with the distance "
         "|a − b|: neighbouring positions look alike, distant ones nearly orthogonal."
-    )
+    ))
 
     c1, c2 = st.columns([3, 1])
-    dims = c1.multiselect("Dimensions to draw as waves", list(range(d)), key="pos_dims")
-    span = c2.slider("Positions", 8, max_len, key="pos_span")
+    dims = c1.multiselect(_("Dimensions to draw as waves"), list(range(d)), key="pos_dims")
+    span = c2.slider(_("Positions"), 8, max_len, key="pos_span")
     if dims:
         waves, curve = (model.sinusoidal_encoding(span, d, k) for k in (1, 16))
         where = (d, span, tuple(sorted(dims)))
@@ -76,21 +82,21 @@ def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max
             filename="waves",
         )  # fmt: skip
     else:
-        st.info("Pick at least one dimension to draw.")
+        st.info(_("Pick at least one dimension to draw."))
 
 
 def embedding_plus_position(view: View, window: tuple[int, int] | None) -> None:
     """Embedding + position = the input to the first layer."""
     t = view.trace
-    st.subheader("Token embedding + positional encoding = input")
+    st.subheader(_("Token embedding + positional encoding = input"))
     chart(
         "pos_sum", view.key, viz.embedding_plus_position, t.embeddings, t.positional,
         t.tokens, window=window, cols=False, filename="input",
     )  # fmt: skip
-    st.caption(
+    st.caption(_(
         "Element by element: input[pos, j] = embedding[token, j] + PE[pos, j]. The same "
         "word at two positions starts layer 1 with two different vectors."
-    )
+    ))
 
 
 # Four sections in tabs: only the open one is computed and drawn, and its widgets rerun
@@ -123,17 +129,17 @@ def draw(view: View) -> None:
 
     sections(view, labels, window)
 
-    st.subheader("Numbers")
+    st.subheader(_("Numbers"))
     c1, c2 = st.columns(2)
     with c1:
         name = "positional_encoding.csv"
-        download_csv("Positional encoding (CSV)", t.positional, labels, None, "pos_dl_pe", name,
+        download_csv(_("Positional encoding (CSV)"), t.positional, labels, None, "pos_dl_pe", name,
                      raw_column(t))  # fmt: skip
     with c2:
         inputs = t.embeddings + t.positional
         name = "input.csv"
         download_csv(
-            "Input = embedding + position (CSV)", inputs, labels, None, "pos_dl_input", name,
+            _("Input = embedding + position (CSV)"), inputs, labels, None, "pos_dl_input", name,
             raw_column(t),
         )  # fmt: skip
 
@@ -141,10 +147,10 @@ def draw(view: View) -> None:
 frame(
     "positional",
     draw,
-    "Attention compares every token with every other one and ignores their order: for it "
-    "*the dog bit the man* and *the man bit the dog* are the same set of tokens. So each "
-    "position gets a vector of its own, which is **added** to the token's embedding. "
-    "Notice the stripes: low dimensions change fast from one position to the next, high "
-    "ones slowly, like the bits of a binary counter.",
+    _("Attention compares every token with every other one and ignores their order: for it "
+      "*the dog bit the man* and *the man bit the dog* are the same set of tokens. So each "
+      "position gets a vector of its own, which is **added** to the token's embedding. "
+      "Notice the stripes: low dimensions change fast from one position to the next, high "
+      "ones slowly, like the bits of a binary counter."),
     reset={"pos_window": None, "cmp_word": None},
 )

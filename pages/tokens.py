@@ -4,6 +4,7 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import _
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts import compare
@@ -29,19 +30,19 @@ def matrices(view: View, cos) -> None:
     with left:
         chart(
             "tok_embeddings", key, viz.matrix_heatmap, t.embeddings, t.tokens,
-            title="token embeddings (tokens × dimensions)", window=window, cols=False,
+            title=_("token embeddings (tokens × dimensions)"), window=window, cols=False,
             filename="embeddings",
         )  # fmt: skip
     with right:
         chart(
             "tok_cosine", key, viz.similarity_heatmap, cos, t.tokens,
-            title="cosine similarity of the embeddings", window=window, filename="cosine",
+            title=_("cosine similarity of the embeddings"), window=window, filename="cosine",
         )  # fmt: skip
-    st.caption(
+    st.caption(_(
         "Left: one row per token, one column per dimension (red positive, blue negative). "
         "Right: cos(a, b) = a·b / (|a| |b|): 1 for the same direction, 0 for unrelated "
         "(orthogonal)."
-    )
+    ))
 
 
 def pick_token(view: View, labels: list[str]) -> int:
@@ -51,9 +52,9 @@ def pick_token(view: View, labels: list[str]) -> int:
     if st.session_state.get("tok_token") not in words:
         st.session_state["tok_token"] = analysis.default_token(t.tokens)
     return st.selectbox(
-        "Token", words, key="tok_token", format_func=labels.__getitem__,
-        help="The token to follow: its neighbours in the vocabulary, its path through "
-        "the layers.",
+        _("Token"), words, key="tok_token", format_func=labels.__getitem__,
+        help=_("The token to follow: its neighbours in the vocabulary, its path through "
+               "the layers."),
     )  # fmt: skip
 
 
@@ -61,20 +62,20 @@ def contextual(view: View, pos: int, dims: list[str]) -> None:
     """The token's vector after each layer: how far the context moves it."""
     t, key = view.trace, view.key
     vectors = t.residual_stream()[:, pos, :]
-    title = f"'{t.tokens[pos]}' (position {pos}) through the layers"
+    title = _("'{token}' (position {pos}) through the layers", token=t.tokens[pos], pos=pos)
     cosine = analysis.cosine_to_first(vectors)
     chart(
         "tok_trajectory", (key, pos), viz.layer_trajectory, vectors, t.tokens[pos], cosine,
         title=title, filename="contextual",
     )  # fmt: skip
-    st.caption(
+    st.caption(_(
         "Each layer adds what attention gathered from the other tokens: the further the cosine "
         "falls from 1, the more the context has changed the vector. Compare 'bank' in the "
         "river sentence and in the cash sentence."
-    )
+    ))
     stages = analysis.stage_names(t.n_layers)
     name = f"token_{pos}_layers.csv"
-    download_csv("Vectors per layer (CSV)", vectors, stages, dims, "tok_dl_traj", name)
+    download_csv(_("Vectors per layer (CSV)"), vectors, stages, dims, "tok_dl_traj", name)
 
 
 # Three sections in tabs: only the open one is computed and drawn, and its pickers rerun
@@ -108,37 +109,37 @@ def draw(view: View) -> None:
         viz.token_strip,
         t.tokens,
         t.ids,
-        f"{len(t.ids)} tokens",
+        _("{n} tokens", n=len(t.ids)),
         filename="tokens",
     )
     st.caption(tokens_caption(t))
 
     sections(view, labels, dims, cos)
 
-    st.subheader("Numbers")
+    st.subheader(_("Numbers"))
     c1, c2, c3 = st.columns(3)
     raw = raw_column(t)
     with c1:
-        download_csv("Embeddings (CSV)", t.embeddings, labels, dims, "tok_dl_emb",
+        download_csv(_("Embeddings (CSV)"), t.embeddings, labels, dims, "tok_dl_emb",
                      "embeddings.csv", raw)  # fmt: skip
     with c2:
-        download_csv("Cosine similarity (CSV)", cos, labels, labels, "tok_dl_cos", "cosine.csv",
+        download_csv(_("Cosine similarity (CSV)"), cos, labels, labels, "tok_dl_cos", "cosine.csv",
                      raw)  # fmt: skip
     with c3:
         record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
         record |= {"raw_tokens": t.raw_tokens, "fragment_of": t.fragment_of}
         record |= {"ids": t.ids, "offsets": t.offsets}
-        download_json("Tokens and ids (JSON)", record, "tok_dl_json", "tokens.json")
+        download_json(_("Tokens and ids (JSON)"), record, "tok_dl_json", "tokens.json")
 
 
 frame(
     "tokens",
     draw,
-    "The model never sees letters: the tokenizer cuts the sentence into **tokens** (a word "
-    "or a piece of one, shown as the text it stands for), and each token id picks one row of the "
-    "**embedding** table, a vector of numbers, learned in training. Words used in similar "
-    "sentences drift to similar vectors (tab *Nearest neighbours*: a token's nearest "
-    "neighbours in the table); attention then mixes them, so a token's vector comes to "
-    "depend on its context (tab *Through the layers*).",
+    _("The model never sees letters: the tokenizer cuts the sentence into **tokens** (a word "
+      "or a piece of one, shown as the text it stands for), and each token id picks one row of "
+      "the **embedding** table, a vector of numbers, learned in training. Words used in "
+      "similar sentences drift to similar vectors (tab *Nearest neighbours*: a token's nearest "
+      "neighbours in the table); attention then mixes them, so a token's vector comes to "
+      "depend on its context (tab *Through the layers*)."),
     reset={"tok_token": None, "tok_window": None, "cmp_word": None},
 )

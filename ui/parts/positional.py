@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 import analysis
+from i18n import N_, _, particle
 from model import RunOptions
 from ui import cache
 from ui.show import md_escape
@@ -34,49 +35,62 @@ def demo_model(name: str) -> str:
 def caption(rows: list[dict], name: str, switched: bool) -> str:
     """What the table shows, in words true of these numbers."""
     if not rows:
-        return "The two sentences share no word: type the same words in another order."
+        return _("The two sentences share no word: type the same words in another order.")
     off = [row["cosine without positions"] for row in rows]
     on = [row["cosine with positions"] for row in rows]
     who = md_escape(name)
+    topic = particle(who, "은/는")  # Korean: the model's name with its particle
     ran = (
-        f"Run on **{who}**, an encoder: the page's model is causal, and a causal model's "
-        "mask lets each word see only the words before it, so its vectors change with the "
-        "order even without positions. "
+        _("Run on **{model}**, an encoder: the page's model is causal, and a causal model's "
+          "mask lets each word see only the words before it, so its vectors change with the "
+          "order even without positions.", model=who) + " "
         if switched
         else ""
     )
     if min(off) >= EXACT:
-        without = (
-            f"Without positions {who} gives each word the same vector in both orders "
-            f"(every cosine {min(off):.4f}): without them it reads a bag of words."
+        without = _(
+            "Without positions {model} gives each word the same vector in both orders "
+            "(every cosine {cosine}): without them it reads a bag of words.",
+            model=who, model_topic=topic, cosine=f"{min(off):.4f}",
         )
+    elif switched:
+        without = _("Without positions {model} still tells the orders apart (cosines down "
+                    "to {cosine}).", model=who, model_topic=topic,
+                    cosine=f"{min(off):.2f}")  # fmt: skip
     else:
-        without = (
-            f"Without positions {who} still tells the orders apart (cosines down to "
-            f"{min(off):.2f})"
-            + (": its mask lets each word see only the words before it." if not switched
-               else ".")
-        )  # fmt: skip
-    return (
-        f"{ran}Each row pairs a word of sentence A with the same occurrence in sentence B "
-        f"and compares its vectors after the last layer. {without} With positions the "
-        f"cosines drop to as low as {min(on):.2f}: the order changes what each word becomes."
+        without = _("Without positions {model} still tells the orders apart (cosines down "
+                    "to {cosine}): its mask lets each word see only the words before it.",
+                    model=who, model_topic=topic, cosine=f"{min(off):.2f}")  # fmt: skip
+    return ran + _(
+        "Each row pairs a word of sentence A with the same occurrence in sentence B and "
+        "compares its vectors after the last layer. {without} With positions the cosines "
+        "drop to as low as {cosine}: the order changes what each word becomes.",
+        without=without, cosine=f"{min(on):.2f}",
     )
 
 
 ORDER_PAIR = ("the dog bit the man", "the man bit the dog")  # the two boxes' first text
+COLUMNS = {"word": N_("word"), "position in A": N_("position in A"),
+           "position in B": N_("position in B"),
+           "cosine with positions": N_("cosine with positions"),
+           "cosine without positions": N_("cosine without positions")}  # fmt: skip
+
+
+def shown(rows: list[dict]) -> list[dict]:
+    """The table's rows with their column names in the session's language."""
+    return [{_(COLUMNS.get(k, k)): v for k, v in row.items()} for row in rows]
 
 
 def order_matters(view: View) -> None:
     """The demo: two sentences with the same words, with and without positions. Drawn in
     the positional page's fragment, so its two text boxes rerun only that part; their text
     lives in the session state (`pos_a`, `pos_b`, from ORDER_PAIR), kept by the page."""
-    st.subheader("Without positions, word order is invisible")
+    st.subheader(_("Without positions, word order is invisible"))
     c1, c2 = st.columns(2)
-    first = c1.text_input("Sentence A", key="pos_a")
-    second = c2.text_input("Sentence B", key="pos_b")
+    first = c1.text_input(_("Sentence A"), key="pos_a")
+    second = c2.text_input(_("Sentence B"), key="pos_b")
     if not (first.strip() and second.strip()):
-        st.info("Type two sentences with the same words in a different order.")
+        st.info(_("Type two sentences with the same words in a different order."))
         return
     name = demo_model(view.model_name)
     on, off = (
@@ -85,5 +99,5 @@ def order_matters(view: View) -> None:
         for positions in (True, False)
     )
     rows = analysis.order_table(on, off)
-    st.dataframe(rows, hide_index=True)
+    st.dataframe(shown(rows), hide_index=True)
     st.caption(caption(rows, name, switched=name != view.model_name))

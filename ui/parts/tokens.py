@@ -7,6 +7,7 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import _
 from ui import cache
 from ui.figures import chart
 from ui.view import View
@@ -16,30 +17,31 @@ def embedding_note(e: dict) -> str:
     """What the evaluation measured about this model's embedding table, in one sentence."""
     steel = ", ".join(e["neighbours"].get("steel", [])[:4])
     syn, rnd = e["synonyms"]["either"], e["random"]["either"]
-    return (
-        f"Measured (assets/models/evaluation.json): frequent words get meaningful neighbours "
-        f"(steel: {steel}), rare ones mostly noise: {syn:.1%} of 300 WordNet synonym pairs "
-        f"are among each other's 10 nearest, {rnd:.1%} of random pairs."
+    return _(
+        "Measured (assets/models/evaluation.json): frequent words get meaningful neighbours "
+        "(steel: {steel}), rare ones mostly noise: {synonyms} of 300 WordNet synonym pairs "
+        "are among each other's 10 nearest, {random} of random pairs.",
+        steel=steel, synonyms=f"{syn:.1%}", random=f"{rnd:.1%}",
     )
 
 
 def neighbours(view: View, pos: int) -> None:
     """The token's nearest neighbours in the embedding table: a PCA map and a table."""
     t, key = view.trace, view.key
-    k = st.slider("Neighbours", 3, 20, key="tok_k")
+    k = st.slider(_("Neighbours"), 3, 20, key="tok_k")
     near, near_vecs = cache.neighbours(view.model_name, view.device, int(t.ids[pos]), k)
     left, right = st.columns([3, 2])
     with left:
         points = analysis.neighbour_map(t, pos, near, near_vecs)
         chart("tok_map", (key, pos, k), viz.embedding_map, *points, filename="embedding_map")
     with right:
-        st.markdown("**Nearest in the vocabulary** (cosine)")
-        table = {"token": [w for w, _ in near], "cosine": [round(c, 3) for _, c in near]}
+        st.markdown(_("**Nearest in the vocabulary** (cosine)"))
+        table = {_("token"): [w for w, _c in near], _("cosine"): [round(c, 3) for _w, c in near]}
         st.dataframe(table, hide_index=True, height=min(36 * (len(near) + 1), 420))
-    st.caption(
+    st.caption(_(
         "PCA squeezes the vectors onto the two directions along which they differ most; "
         "nearby points have similar embeddings."
-    )
+    ))
     measured = cache.evaluation_report().get("models", {}).get(view.model_name, {})
     if "embeddings" in measured:
         st.caption(embedding_note(measured["embeddings"]))
