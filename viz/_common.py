@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
-from viz.margins import TITLE_STANDOFF, text_px
+from viz.margins import TITLE_STANDOFF, WIDE_EM, is_wide, text_px
 from viz.margins import estimate as estimate_margins
 
 # Colour scales: weights and probabilities live in [0, 1]; signed values are centred at 0.
@@ -306,13 +306,21 @@ def cell_customdata(
     return data
 
 
+def char_widths(text: str) -> float:
+    """`text`'s width in digit widths (CHAR_EM): its length, a Hangul or CJK character (a
+    translated title) counting as WIDE_EM / CHAR_EM of them."""
+    return len(text) + sum(map(is_wide, text)) * (WIDE_EM / CHAR_EM - 1)
+
+
 def plot_width(row_labels: Sequence[object], colorbar_title: str | None = "") -> float:
     """The width a heatmap's cells get in a COLUMN_PX-wide chart: less the row labels (and
     the axis title), less the colour bar and its title (None: no colour bar)."""
     n = len(row_labels)
     longest = max((len(str(label)) for label in row_labels), default=0)
     labels_px = longest * tick_font_size(n) * CHAR_EM + 30
-    bar_px = 0.0 if colorbar_title is None else 50 + len(colorbar_title) * FONT_SIZE * CHAR_EM
+    bar_px = 0.0
+    if colorbar_title is not None:
+        bar_px = 50 + char_widths(colorbar_title) * FONT_SIZE * CHAR_EM
     return max(COLUMN_PX - MARGIN["l"] - MARGIN["r"] - labels_px - bar_px, 40.0)
 
 

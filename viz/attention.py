@@ -11,6 +11,7 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from i18n import _
 from viz._common import (
     MASKED_COLOUR,
     MAX_HEIGHT,
@@ -68,15 +69,15 @@ def attention_heatmap(
         text_auto=text_auto,
         zmin=0.0,
         zmax=1.0,
-        colorbar_title="weight",
+        colorbar_title=_("weight"),
     )
     fig = go.Figure(trace)
     apply_layout(
         fig,
-        title or "attention weights (rows: queries, columns: keys)",
+        title or _("attention weights (rows: queries, columns: keys)"),
         figure_height(matrix.shape[0]),
-        xaxis=token_axis(keys, "key"),
-        yaxis=token_axis(tokens, "query", vertical=True),
+        xaxis=token_axis(keys, _("key")),
+        yaxis=token_axis(tokens, _("query"), vertical=True),
     )
     return fig
 
@@ -104,7 +105,7 @@ def _grid_ticks(labels: Sequence[str], room_px: float) -> dict:
 def attention_grid(
     weights: npt.ArrayLike,
     tokens: Sequence[str],
-    title: str = "attention in every layer and head",
+    title: str | None = None,
     key_tokens: Sequence[str] | None = None,
 ) -> go.Figure:
     """Every layer x head as a small heatmap [L, H, T_query, T_key] (rows: layers).
@@ -112,7 +113,8 @@ def attention_grid(
     Panels are titled "L1 H1", ...; they share one 0..1 colour scale. The left column and
     the bottom row name every token (small, the keys turned upright), or as many as fit;
     panels grow to give each query row room for its label. For very large grids (over 250k
-    cells) hover shows positions instead of tokens to keep the figure light.
+    cells) hover shows positions instead of tokens to keep the figure light. The title
+    defaults to "attention in every layer and head".
     """
     grid = as_array(weights, 4, "weights")
     layers, heads, n_query, n_key = grid.shape
@@ -144,7 +146,7 @@ def attention_grid(
             hover = (
                 prefix + ATTENTION_HOVER
                 if with_tokens
-                else prefix + "query %{y} → key %{x}: %{z:.3f}<extra></extra>"
+                else prefix + _("query %{y} → key %{x}: %{z:.3f}<extra></extra>")
             )
             fig.add_trace(
                 go.Heatmap(
@@ -173,13 +175,13 @@ def attention_grid(
     fig.update_annotations(font={"size": 12})
     apply_layout(
         fig,
-        title,
+        _("attention in every layer and head") if title is None else title,
         height,
         coloraxis={
             "colorscale": WEIGHT_SCALE,
             "cmin": 0.0,
             "cmax": 1.0,
-            "colorbar": {"thickness": 14, "title": {"text": "weight"}},
+            "colorbar": {"thickness": 14, "title": {"text": _("weight")}},
         },
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
     )
@@ -218,20 +220,21 @@ def attention_row(
     top = float(np.nanmax(row)) if row.size else 1.0
     apply_layout(
         fig,
-        title or f"attention of '{query_token}' over the keys",
+        title or _("attention of '{token}' over the keys", token=query_token),
         380,
-        xaxis=token_axis(tokens, "key"),
-        yaxis={"title": {"text": "weight"}, "range": [0, max(top, 1e-9) * 1.18]},
+        xaxis=token_axis(tokens, _("key")),
+        yaxis={"title": {"text": _("weight")}, "range": [0, max(top, 1e-9) * 1.18]},
         bargap=0.15,
     )
     return fig
 
 
 def causal_mask_figure(
-    mask: npt.ArrayLike, tokens: Sequence[str], title: str = "causal mask: -∞ above the diagonal"
+    mask: npt.ArrayLike, tokens: Sequence[str], title: str | None = None
 ) -> go.Figure:
     """The T x T mask M added to a decoder's scores (0 allowed, -inf masked, as
-    model.additive_mask gives it): query i may look at keys 0..i only.
+    model.additive_mask gives it): query i may look at keys 0..i only. The title defaults
+    to "causal mask: -∞ above the diagonal".
 
     Allowed cells are light and read "0"; masked cells (above the diagonal) are dark and
     read "-∞" (where that fits, see viz._common.cell_font). Hover gives the query, the key
@@ -264,9 +267,9 @@ def causal_mask_figure(
     )
     apply_layout(
         fig,
-        title,
+        _("causal mask: -∞ above the diagonal") if title is None else title,
         figure_height(n),
-        xaxis=token_axis(tokens, "key"),
-        yaxis=token_axis(tokens, "query", vertical=True),
+        xaxis=token_axis(tokens, _("key")),
+        yaxis=token_axis(tokens, _("query"), vertical=True),
     )
     return fig

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._common import WEIGHT_SCALE, apply_layout, escape, escape_all, token_axis
 
 LINE_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
@@ -29,12 +30,13 @@ def cosine_by_layer(
                 text=[f"{v:.2f}" for v in y], textposition="top center",
                 line={"width": 3, "color": LINE_COLOURS[n % len(LINE_COLOURS)]},
                 marker={"size": 10}, customdata=escape_all(stages),
-                hovertemplate="%{customdata}: cosine %{y:.3f}<extra>" + escape(name) + "</extra>",
+                hovertemplate=_("%{{customdata}}: cosine %{{y:.3f}}<extra>{name}</extra>",
+                                name=escape(name)),
             )
         )  # fmt: skip
     return apply_layout(
         fig, title, 340,
-        xaxis=token_axis(stages), yaxis={"title": {"text": "cosine"}, "range": [low, 1.08]},
+        xaxis=token_axis(stages), yaxis={"title": {"text": _("cosine")}, "range": [low, 1.08]},
         legend={"orientation": "h", "y": -0.35}, showlegend=len(series) > 1,
     )  # fmt: skip
 
@@ -48,7 +50,7 @@ def shifted_targets(
     target. Positions are columns, so a repeated token keeps its own column."""
     n = len(inputs)
     p = np.asarray(p_target, dtype=float)
-    rows = ["reads (input)", "must predict (target)", "its first guess"]
+    rows = [_("reads (input)"), _("must predict (target)"), _("its first guess")]
     words = [list(inputs), list(targets), list(predicted)]
     z = np.vstack([p, p, p])
     text = [escape_all(row) for row in words]
@@ -58,12 +60,12 @@ def shifted_targets(
             z=z, x=list(range(n)), y=list(range(3)), zmin=0, zmax=1, colorscale=WEIGHT_SCALE,
             text=text, texttemplate="%{text}", textfont={"size": 13 if n <= 12 else 10},
             customdata=custom, xgap=2, ygap=2,
-            colorbar={"title": {"text": "p(target)"}, "thickness": 12},
-            hovertemplate="position %{x}: %{customdata[0]}<br>p(target) %{customdata[1]}"
-            "<extra></extra>",
+            colorbar={"title": {"text": _("p(target)")}, "thickness": 12},
+            hovertemplate=_("position %{x}: %{customdata[0]}<br>p(target) %{customdata[1]}"
+                            "<extra></extra>"),
         )
     )  # fmt: skip
-    axis = token_axis([f"{i}" for i in range(n)], "position")
+    axis = token_axis([f"{i}" for i in range(n)], _("position"))
     axis["tickangle"] = 0
     return apply_layout(
         fig, title, 260, xaxis=axis,

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from i18n import N_, _
 from viz._common import (
     FONT_SIZE,
     apply_layout,
@@ -25,6 +26,7 @@ from viz._common import (
 )
 
 GROUP_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
+METRICS = {"cosine": N_("cosine"), "dot product": N_("dot product")}  # a metric's shown name
 
 
 def similarity_heatmap(
@@ -39,23 +41,24 @@ def similarity_heatmap(
     check_length(tokens, matrix.shape[0], "tokens (rows)")
     check_length(tokens, matrix.shape[1], "tokens (columns)")
     limits = {"zmin": -1.0, "zmax": 1.0} if metric == "cosine" else {}
+    shown = _(METRICS[metric]) if metric in METRICS else metric
     trace = heatmap_trace(
         matrix,
         tokens,
         tokens,
         hovertemplate=(
             "%{customdata[0]} (%{y}) · %{customdata[1]} (%{x}): "
-            + escape(metric)
+            + escape(shown)
             + " %{customdata[2]}<extra></extra>"
         ),
         signed=True,
-        colorbar_title=metric,
+        colorbar_title=shown,
         **limits,
     )
     fig = go.Figure(trace)
     apply_layout(
         fig,
-        title or f"{metric} similarity between tokens",
+        title or _("{metric} similarity between tokens", metric=shown),
         figure_height(matrix.shape[0]),
         xaxis=token_axis(tokens),
         yaxis=token_axis(tokens, vertical=True),
@@ -67,9 +70,10 @@ def embedding_map(
     points: npt.ArrayLike,
     labels: Sequence[str],
     groups: Sequence[str],
-    title: str = "embeddings in 2-D (PCA)",
+    title: str | None = None,
 ) -> go.Figure:
-    """Scatter of 2-D points [N, 2] with a text label each, one colour per group.
+    """Scatter of 2-D points [N, 2] with a text label each, one colour per group (the title
+    defaults to "embeddings in 2-D (PCA)").
 
     Groups are e.g. "sentence" or "neighbour of 'bank'"; they keep the order in which they
     first appear. Both axes share one scale so distances read truthfully.
@@ -104,11 +108,11 @@ def embedding_map(
         )
     apply_layout(
         fig,
-        title,
+        _("embeddings in 2-D (PCA)") if title is None else title,
         500,
-        xaxis={"title": {"text": "principal component 1"}, "zeroline": False},
+        xaxis={"title": {"text": _("principal component 1")}, "zeroline": False},
         yaxis={
-            "title": {"text": "principal component 2"},
+            "title": {"text": _("principal component 2")},
             "zeroline": False,
             "scaleanchor": "x",
             "scaleratio": 1,
@@ -133,16 +137,16 @@ def layer_trajectory(
     cosine = as_array(cos_to_input, 1, "cos_to_input")
     stages = matrix.shape[0]
     check_length(list(cosine), stages, "cos_to_input")
-    names = ["input"] + [f"layer {i}" for i in range(1, stages)]
+    names = [_("input")] + [_("layer {i}", i=i) for i in range(1, stages)]
 
     # The colour bar stands in the gap between the heatmap and the cosine panel, beside
     # the numbers it keys (in the plot area: no margin to make room for, no second draw).
-    layout = panel_row([0.66, 0.2], 0.14, ("vector per layer", "cosine to input"))
+    layout = panel_row([0.66, 0.2], 0.14, (_("vector per layer"), _("cosine to input")))
     heatmap = heatmap_trace(
         matrix,
         names,
         [str(j) for j in range(matrix.shape[1])],
-        hovertemplate="%{customdata[0]}, dimension %{x}: %{customdata[2]}<extra></extra>",
+        hovertemplate=_("%{customdata[0]}, dimension %{x}: %{customdata[2]}<extra></extra>"),
         signed=True,
         text_auto=False,
     )
@@ -163,17 +167,17 @@ def layer_trajectory(
         marker={"size": 9, "color": "#d62728"},
         line={"width": 2, "color": "#d62728"},
         customdata=names,
-        hovertemplate="%{customdata}: cosine to input %{x:.3f}<extra></extra>",
+        hovertemplate=_("%{customdata}: cosine to input %{x:.3f}<extra></extra>"),
         showlegend=False,
     )
     low = min(0.0, float(np.nanmin(cosine))) if cosine.size else 0.0
-    layout["xaxis"].update(number_axis("dimension"))
-    layout["xaxis2"].update(range=[low - 0.05, 1.05], title={"text": "cosine"})
+    layout["xaxis"].update(number_axis(_("dimension")))
+    layout["xaxis2"].update(range=[low - 0.05, 1.05], title={"text": _("cosine")})
     layout["yaxis"].update(token_axis(names, vertical=True))
     fig = go.Figure([heatmap, cosine_line])
     apply_layout(
         fig,
-        title or f"'{token}' through the layers",
+        title or _("'{token}' through the layers", token=token),
         figure_height(stages, row_px=40, extra=150),
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
         **layout,

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._common import apply_layout, as_array, check_length, escape, hover_all, token_axis
 
 ATTENTION_COLOUR = "#2f6db5"
@@ -29,7 +30,7 @@ def attention_beside_attribution(
     share = raw / max(float(np.abs(raw).sum()), 1e-12)
     x = list(range(len(tokens)))
     fig = go.Figure()
-    for name, values, colour in (("attention", weights, ATTENTION_COLOUR),
+    for name, values, colour in ((_("attention"), weights, ATTENTION_COLOUR),
                                  (method, share, ATTRIBUTION_COLOUR)):  # fmt: skip
         fig.add_trace(go.Bar(
             x=x, y=values, name=escape(name), marker={"color": colour},
@@ -37,8 +38,8 @@ def attention_beside_attribution(
             hovertemplate="%{customdata} (%{x}): %{y:.3f}<extra>" + escape(name) + "</extra>",
         ))  # fmt: skip
     return apply_layout(
-        fig, title, 380, barmode="group", bargap=0.2, xaxis=token_axis(tokens, "token"),
-        yaxis={"title": {"text": "share"}}, legend={"orientation": "h", "y": 1.12, "x": 0},
+        fig, title, 380, barmode="group", bargap=0.2, xaxis=token_axis(tokens, _("token")),
+        yaxis={"title": {"text": _("share")}}, legend={"orientation": "h", "y": 1.12, "x": 0},
     )  # fmt: skip
 
 
@@ -49,10 +50,10 @@ def rank_by_layer(stages: Sequence[str], ranks: Sequence[int], token: str, title
         x=list(range(len(stages))), y=y, mode="lines+markers+text", text=[str(r) for r in y],
         textposition="top center", line={"width": 3, "color": ATTRIBUTION_COLOUR},
         marker={"size": 10}, customdata=hover_all(stages),
-        hovertemplate="%{customdata}: rank %{y}<extra>" + escape(token) + "</extra>",
+        hovertemplate=_("%{{customdata}}: rank %{{y}}<extra>{token}</extra>", token=escape(token)),
     ))  # fmt: skip
     return apply_layout(
         fig, title, 340, xaxis=token_axis(stages),
-        yaxis={"title": {"text": f"rank of {escape(token)}"}, "type": "log",
+        yaxis={"title": {"text": _("rank of {token}", token=escape(token))}, "type": "log",
                "autorange": "reversed"},
     )  # fmt: skip

@@ -19,10 +19,11 @@ def attention_grid_page(
     tokens: Sequence[str],
     first_layer: int = 0,
     first_head: int = 0,
-    title: str = "attention in every layer and head",
+    title: str | None = None,
 ) -> go.Figure:
     """`viz.attention_grid` of a slice [l, h, T, S] of the attention stack that starts at
-    layer `first_layer` and head `first_head` (0-based): panels and hover say "L7 H1"."""
+    layer `first_layer` and head `first_head` (0-based): panels and hover say "L7 H1"
+    (the title: attention_grid's)."""
     fig = attention_grid(weights, tokens, title=title)
 
     def renamed(text: str) -> str:

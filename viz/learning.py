@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._common import apply_layout, escape, escape_all, token_axis
 
 LINE_COLOURS = ("#2f6db5", "#C2185B", "#2e7d32", "#6a1b9a")  # one per series, in order
@@ -19,14 +20,15 @@ def learning_curve(
     series: Mapping[str, tuple[Sequence[float], Sequence[float]]],
     title: str,
     y_title: str,
-    x_title: str = "training step",
+    x_title: str | None = None,
     percent: bool = False,
     log_y: bool = False,
     mark: float | None = None,
 ) -> go.Figure:
     """One line per series, each given as (x values, y values): a score as training goes
     on. `percent`: y is a share, shown 0-100%; `log_y`: a log axis (a loss); `mark`: a
-    dashed vertical line at that x (the step a snapshot shows)."""
+    dashed vertical line at that x (the step a snapshot shows). The x axis reads
+    "training step" unless `x_title` says otherwise."""
     fig = go.Figure()
     for i, (name, (xs, ys)) in enumerate(series.items()):
         if len(xs) != len(ys):
@@ -40,6 +42,7 @@ def learning_curve(
                 "<extra></extra>",
             )
         )  # fmt: skip
+    x_title = _("training step") if x_title is None else x_title
     y_axis: dict = {"title": {"text": escape(y_title)}}
     if percent:
         y_axis |= {"tickformat": ".0%", "range": [-0.02, 1.05]}
@@ -66,18 +69,20 @@ def toy_answer(
     text = [escape_all(inputs), escape_all(said), escape_all(right)]
     z = np.array([[0.5] * n, [1.0 if good else 0.0 for good in ok], [0.5] * n])
     scale = [[0.0, WRONG], [0.49, WRONG], [0.5, GIVEN], [0.51, RIGHT], [1.0, RIGHT]]
-    hover = np.array([["input"] * n, ["right" if g else "wrong" for g in ok], ["answer"] * n])
+    hover = np.array(
+        [[_("input")] * n, [_("right") if g else _("wrong") for g in ok], [_("answer")] * n]
+    )
     fig = go.Figure(
         go.Heatmap(
             z=z, x=list(range(n)), y=[0, 1, 2], zmin=0, zmax=1, colorscale=scale, showscale=False,
             text=text, texttemplate="%{text}", textfont={"size": 16}, xgap=3, ygap=3,
-            customdata=hover, hovertemplate="position %{x}: %{text} (%{customdata})"
-            "<extra></extra>",
+            customdata=hover, hovertemplate=_("position %{x}: %{text} (%{customdata})"
+                                              "<extra></extra>"),
         )
     )  # fmt: skip
-    axis = token_axis([str(i) for i in range(n)], "position")
+    axis = token_axis([str(i) for i in range(n)], _("position"))
     axis["tickangle"] = 0
-    rows = ["input", f"model: {sum(ok)}/{n} right", "right answer"]
+    rows = [_("input"), _("model: {right}/{n} right", right=sum(ok), n=n), _("right answer")]
     return apply_layout(
         fig, title, 230, xaxis=axis,
         yaxis={"tickmode": "array", "tickvals": [0, 1, 2], "ticktext": rows,

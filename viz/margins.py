@@ -48,11 +48,17 @@ LEGEND_ROW_EM = 1.5
 LEGEND_PAD_PX = 21
 
 
+def is_wide(char: str) -> bool:
+    """Whether a character is drawn about 1 em wide: a Hangul syllable, a CJK character,
+    an emoji."""
+    return unicodedata.east_asian_width(char) in "WF" or ord(char) >= 0x1F000
+
+
 def text_px(text: object, size: float) -> float:
     """About how wide `text` (HTML-escaped, as in a figure) is at font `size`, in pixels."""
     width = 0.0
     for char in html.unescape(str(text)):
-        if unicodedata.east_asian_width(char) in "WF" or ord(char) >= 0x1F000:
+        if is_wide(char):
             width += WIDE_EM
         else:
             width += UPPER_EM if char.isupper() else NARROW_EM

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._common import (
     MASKED_COLOUR,
     apply_layout,
@@ -28,8 +29,8 @@ def matrix_heatmap(
     col_labels: Sequence[str] | None = None,
     title: str = "",
     signed: bool = True,
-    x_title: str = "dimension",
-    y_title: str = "token",
+    x_title: str | None = None,
+    y_title: str | None = None,
     hover_fmt: str = ".3f",
     text_auto: bool | None = None,
 ) -> go.Figure:
@@ -39,10 +40,13 @@ def matrix_heatmap(
     `signed` uses a red/blue scale centred at 0, otherwise a light-to-dark blue scale.
     Cells show their numbers when `text_auto` is True, or by default where they fit
     (viz._common.cell_font). Masked scores (-inf) are drawn as dark cells and shown as "-∞".
+    The axes read "dimension" and "token" unless `x_title` and `y_title` say otherwise.
     """
     matrix = as_array(values, 2, "values")
     rows, cols = matrix.shape
     check_length(row_labels, rows, "row_labels")
+    x_title = _("dimension") if x_title is None else x_title
+    y_title = _("token") if y_title is None else y_title
     if col_labels is not None:
         check_length(col_labels, cols, "col_labels")
         x_axis = token_axis(col_labels, x_title)
@@ -51,7 +55,7 @@ def matrix_heatmap(
     else:
         x_axis = number_axis(x_title)
         hover_cols = [str(j) for j in range(cols)]
-        col_part = f"{escape(x_title)} %{{x}}" if x_title else "column %{x}"
+        col_part = f"{escape(x_title)} %{{x}}" if x_title else _("column %{x}")
 
     trace = heatmap_trace(
         matrix,

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._common import (
     SIGNED_SCALE,
     apply_layout,
@@ -40,9 +41,10 @@ def binary_table(
     bits: npt.ArrayLike,
     tokens: Sequence[str] | None = None,
     col_labels: Sequence[str] | None = None,
-    title: str = "binary position encoding",
+    title: str | None = None,
 ) -> go.Figure:
-    """The binary position encoding as a table [T, B]: positions down, bits across.
+    """The binary position encoding as a table [T, B]: positions down, bits across (the
+    title defaults to "binary position encoding").
 
     Each cell is 0 or 1, written in the cell (for up to 64 positions). Columns are
     labelled "bit 0", "bit 1", ... in the order given unless `col_labels` says otherwise.
@@ -50,13 +52,13 @@ def binary_table(
     table = as_array(bits, 2, "bits")
     positions, width = table.shape
     rows = _position_labels(positions, tokens)
-    cols = list(col_labels) if col_labels is not None else [f"bit {j}" for j in range(width)]
+    cols = list(col_labels) if col_labels is not None else [_("bit {j}", j=j) for j in range(width)]
     check_length(cols, width, "col_labels")
     trace = heatmap_trace(
         table,
         rows,
         cols,
-        hovertemplate="position %{y}, %{customdata[1]}: %{customdata[2]}<extra></extra>",
+        hovertemplate=_("position %{y}, %{customdata[1]}: %{customdata[2]}<extra></extra>"),
         signed=False,
         hover_fmt=".0f",
         text_fmt=".0f",
@@ -71,10 +73,10 @@ def binary_table(
     fig = go.Figure(trace)
     apply_layout(
         fig,
-        title,
+        _("binary position encoding") if title is None else title,
         figure_height(positions),
-        xaxis=token_axis(cols, "bit"),
-        yaxis=token_axis(rows, "position", vertical=True),
+        xaxis=token_axis(cols, _("bit")),
+        yaxis=token_axis(rows, _("position"), vertical=True),
     )
     return fig
 
@@ -82,9 +84,10 @@ def binary_table(
 def sinusoidal_heatmap(
     pe: npt.ArrayLike,
     tokens: Sequence[str] | None = None,
-    title: str = "sinusoidal positional encoding",
+    title: str | None = None,
 ) -> go.Figure:
-    """The positional encoding [T, D] as a heatmap: positions down, dimensions across."""
+    """The positional encoding [T, D] as a heatmap: positions down, dimensions across (the
+    title defaults to "sinusoidal positional encoding")."""
     matrix = as_array(pe, 2, "pe")
     positions = matrix.shape[0]
     rows = _position_labels(positions, tokens)
@@ -93,7 +96,7 @@ def sinusoidal_heatmap(
         matrix,
         rows,
         [str(j) for j in range(matrix.shape[1])],
-        hovertemplate="position %{y}, dimension %{x}: %{customdata[2]}<extra></extra>",
+        hovertemplate=_("position %{y}, dimension %{x}: %{customdata[2]}<extra></extra>"),
         signed=True,
         text_auto=False,
         zmin=-limit,
@@ -101,15 +104,15 @@ def sinusoidal_heatmap(
     )
     fig = go.Figure(trace)
     y_axis = (
-        token_axis(rows, "position", vertical=True)
+        token_axis(rows, _("position"), vertical=True)
         if tokens is not None
-        else number_axis("position", vertical=True)
+        else number_axis(_("position"), vertical=True)
     )
     apply_layout(
         fig,
-        title,
+        _("sinusoidal positional encoding") if title is None else title,
         figure_height(positions, row_px=8 if tokens is None else 22),
-        xaxis=number_axis("dimension"),
+        xaxis=number_axis(_("dimension")),
         yaxis=y_axis,
     )
     return fig
@@ -118,10 +121,11 @@ def sinusoidal_heatmap(
 def positional_waves(
     pe: npt.ArrayLike,
     dims: Sequence[int],
-    title: str = "positional encoding: one wave per dimension",
+    title: str | None = None,
     curve: npt.ArrayLike | None = None,
 ) -> go.Figure:
-    """A wave per selected dimension of the positional encoding [T, D], over the positions.
+    """A wave per selected dimension of the positional encoding [T, D], over the positions
+    (the title defaults to "positional encoding: one wave per dimension").
 
     The model only ever uses the integer positions: they are the dots. `curve` is the same
     encoding sampled k times per position ([(T - 1) * k + 1, D], as
@@ -143,7 +147,7 @@ def positional_waves(
         if not 0 <= dim < width:
             raise ValueError(f"dimension {dim} is outside 0..{width - 1}")
         colour = WAVE_COLOURS[index % len(WAVE_COLOURS)]
-        name = f"dimension {dim}"
+        name = _("dimension {dim}", dim=dim)
         if fine is not None:
             fig.add_trace(
                 go.Scatter(
@@ -166,15 +170,17 @@ def positional_waves(
                 name=name,
                 legendgroup=name,
                 showlegend=fine is None,
-                hovertemplate=f"dimension {dim}, position %{{x}}: %{{y:.3f}}<extra></extra>",
+                hovertemplate=_(
+                    "dimension {dim}, position %{{x}}: %{{y:.3f}}<extra></extra>", dim=dim
+                ),
             )
         )
     apply_layout(
         fig,
-        title,
+        _("positional encoding: one wave per dimension") if title is None else title,
         420,
-        xaxis={"title": {"text": "position"}, "zeroline": False},
-        yaxis={"title": {"text": "value"}, "zeroline": True},
+        xaxis={"title": {"text": _("position")}, "zeroline": False},
+        yaxis={"title": {"text": _("value")}, "zeroline": True},
         legend={"orientation": "h", "y": -0.2},
     )
     return fig
@@ -184,9 +190,10 @@ def embedding_plus_position(
     emb: npt.ArrayLike,
     pos: npt.ArrayLike,
     tokens: Sequence[str],
-    title: str = "token embedding + positional encoding = input",
+    title: str | None = None,
 ) -> go.Figure:
-    """Three heatmaps side by side: token embedding + positional encoding = input.
+    """Three heatmaps side by side: token embedding + positional encoding = input (also
+    the default title).
 
     All three [T, D] panels share one colour scale centred at 0, so a colour means the same
     number in each; "+" and "=" sit between the panels.
@@ -198,7 +205,7 @@ def embedding_plus_position(
     check_length(tokens, embedding.shape[0], "tokens")
     total = embedding + position
     dims = [str(j) for j in range(embedding.shape[1])]
-    names = ("token embedding", "positional encoding", "input")
+    names = (_("token embedding"), _("positional encoding"), _("input"))
 
     layout = panel_row([1, 1, 1], 0.06, names)
     traces, domains = [], []
@@ -207,9 +214,10 @@ def embedding_plus_position(
             values,
             tokens,
             dims,
-            hovertemplate=(
-                f"{name}<br>%{{customdata[0]}} (%{{y}}), dimension %{{x}}: "
-                "%{customdata[2]}<extra></extra>"
+            hovertemplate=_(
+                "{name}<br>%{{customdata[0]}} (%{{y}}), dimension %{{x}}: "
+                "%{{customdata[2]}}<extra></extra>",
+                name=name,
             ),
             signed=True,
             text_auto=False,
@@ -218,7 +226,7 @@ def embedding_plus_position(
         x, y = panel_axes(col)
         trace.update(xaxis=x, yaxis=y)
         traces.append(trace)
-        layout[f"xaxis{x[1:]}"].update(number_axis("dimension"))
+        layout[f"xaxis{x[1:]}"].update(number_axis(_("dimension")))
         domains.append(layout[f"xaxis{x[1:]}"]["domain"])
     layout["yaxis"].update(token_axis(tokens, vertical=True))
     fig = go.Figure(traces)
@@ -239,7 +247,7 @@ def embedding_plus_position(
         )
     apply_layout(
         fig,
-        title,
+        _("token embedding + positional encoding = input") if title is None else title,
         figure_height(embedding.shape[0]),
         coloraxis={
             "colorscale": SIGNED_SCALE,

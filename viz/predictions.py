@@ -8,13 +8,15 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._common import apply_layout, check_length, escape_all, figure_height, token_axis
 
 BAR_COLOUR = "#2f6db5"
 
 
-def topk_bar(candidates: Sequence[tuple[str, float]], title: str = "top predictions") -> go.Figure:
-    """Horizontal bars of (token, probability) candidates, the most likely on top.
+def topk_bar(candidates: Sequence[tuple[str, float]], title: str | None = None) -> go.Figure:
+    """Horizontal bars of (token, probability) candidates, the most likely on top (the title
+    defaults to "top predictions").
 
     Candidates are sorted by probability; each bar is labelled with its percentage. The
     token axis uses integer positions, so two candidates that look alike stay two bars.
@@ -38,10 +40,10 @@ def topk_bar(candidates: Sequence[tuple[str, float]], title: str = "top predicti
     )
     apply_layout(
         fig,
-        title,
+        _("top predictions") if title is None else title,
         figure_height(len(ranked), row_px=34, extra=110),
         xaxis={
-            "title": {"text": "probability"},
+            "title": {"text": _("probability")},
             "tickformat": ".0%" if top >= 0.05 else ".1%",
             "range": [0, max(top, 1e-9) * 1.2],
         },
@@ -55,7 +57,7 @@ def distribution_bar(
     probs: npt.ArrayLike,
     labels: Sequence[str],
     k: int = 10,
-    title: str = "top predictions",
+    title: str | None = None,
 ) -> go.Figure:
     """The k most likely entries of a full distribution [V] over `labels`, as topk_bar."""
     distribution = np.asarray(probs, dtype=float).reshape(-1)

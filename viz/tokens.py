@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from i18n import N_, _
 from viz._common import MAX_HEIGHT, apply_layout, check_length, escape_all, hover_label
 
 ROW_UNITS = 70.0  # width of one row of chips, in character widths (~10 px each)
@@ -18,7 +19,7 @@ CHIP_FILL = "#e8f0fe"
 CHIP_LINE = "#4a78c2"
 HIGHLIGHT_FILL = "#ffe2c2"
 HIGHLIGHT_LINE = "#d9731a"
-CHIP_HOVER = "position %{customdata[0]}: %{customdata[1]}<br>id %{customdata[2]}<extra></extra>"
+CHIP_HOVER = N_("position %{customdata[0]}: %{customdata[1]}<br>id %{customdata[2]}<extra></extra>")
 
 
 def _chip_width(token: str, token_id: str) -> float:
@@ -52,14 +53,14 @@ def chip_layout(tokens: Sequence[str], ids: Sequence[int]) -> list[tuple[float, 
 def token_strip(
     tokens: Sequence[str],
     ids: npt.ArrayLike,
-    title: str = "tokens",
+    title: str | None = None,
     highlight: Sequence[int] = (),
 ) -> go.Figure:
     """The sentence as a row of token chips, each showing the token and its id underneath.
 
     Long sentences wrap into several rows. Hover shows position, token (with a `TokenLabel`'s
     note: the tokenizer's own string, the character a byte belongs to) and id. Positions in
-    `highlight` (e.g. the masked tokens) get an orange chip.
+    `highlight` (e.g. the masked tokens) get an orange chip. The title defaults to "tokens".
     """
     id_list = [int(i) for i in np.asarray(ids).reshape(-1)]
     check_length(tokens, len(id_list), "tokens")
@@ -96,7 +97,7 @@ def token_strip(
             text=escape_all(tokens),
             textfont={"size": 16, "color": "#1a1a1a"},
             customdata=customdata,
-            hovertemplate=CHIP_HOVER,
+            hovertemplate=_(CHIP_HOVER),
             name="token",
         )
     )
@@ -108,7 +109,7 @@ def token_strip(
             text=[str(token_id) for token_id in id_list],
             textfont={"size": 12, "color": "#555555"},
             customdata=customdata,
-            hovertemplate=CHIP_HOVER,
+            hovertemplate=_(CHIP_HOVER),
             name="id",
         )
     )
@@ -117,7 +118,7 @@ def token_strip(
     hidden = {"visible": False, "fixedrange": True}
     apply_layout(
         fig,
-        title,
+        _("tokens") if title is None else title,
         int(max(150, min(MAX_HEIGHT, ROW_PX * rows + 90))),
         shapes=shapes,
         showlegend=False,

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._common import apply_layout, escape
 
 LINE_COLOURS = ("#C2185B", "#2f6db5", "#2e7d32", "#6a1b9a")  # one per model, in order
@@ -14,13 +15,15 @@ LINE_COLOURS = ("#C2185B", "#2f6db5", "#2e7d32", "#6a1b9a")  # one per model, in
 def accuracy_by_length(
     lengths: Sequence[int],
     series: Mapping[str, Sequence[float | None]],
-    title: str = "exact match by number of clauses",
-    x_title: str = "clauses in the sentence",
-    y_title: str = "exact match",
+    title: str | None = None,
+    x_title: str | None = None,
+    y_title: str | None = None,
 ) -> go.Figure:
     """One line per model: its accuracy (0..1; None where not measured) at each length.
 
-    Hover reads "lstm, 8 clauses: 1.2%"; the y axis is a percentage from 0 to 100."""
+    Hover reads "lstm, 8 clauses: 1.2%"; the y axis is a percentage from 0 to 100. Titled
+    "exact match by number of clauses", its axes "clauses in the sentence" and "exact
+    match", unless `title`, `x_title` and `y_title` say otherwise."""
     fig = go.Figure()
     for i, (name, values) in enumerate(series.items()):
         if len(values) != len(lengths):
@@ -33,12 +36,16 @@ def accuracy_by_length(
                 name=escape(name),
                 line={"color": LINE_COLOURS[i % len(LINE_COLOURS)], "width": 3},
                 marker={"size": 9},
-                hovertemplate=f"{escape(name)}, %{{x}} clauses: %{{y:.1%}}<extra></extra>",
+                hovertemplate=_(
+                    "{name}, %{{x}} clauses: %{{y:.1%}}<extra></extra>", name=escape(name)
+                ),
             )
         )
+    x_title = _("clauses in the sentence") if x_title is None else x_title
+    y_title = _("exact match") if y_title is None else y_title
     apply_layout(
         fig,
-        title,
+        _("exact match by number of clauses") if title is None else title,
         380,
         xaxis={"title": {"text": x_title}, "tickmode": "array", "tickvals": list(lengths)},
         yaxis={"title": {"text": y_title}, "tickformat": ".0%", "range": [-0.02, 1.05]},

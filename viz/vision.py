@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
+from i18n import _
 from viz._common import apply_layout, as_array, escape
 
 GREY = [[0.0, "#ffffff"], [1.0, "#111111"]]  # ink is dark, as on paper
@@ -18,7 +19,7 @@ HEAT = [[0.0, "rgba(194,24,91,0)"], [1.0, "rgba(194,24,91,0.85)"]]  # attention 
 def _image_trace(image: np.ndarray, vmax: float) -> go.Heatmap:
     return go.Heatmap(
         z=image, zmin=0.0, zmax=vmax, colorscale=GREY, showscale=False,
-        hovertemplate="row %{y}, column %{x}: %{z:.0f}<extra>pixel</extra>",
+        hovertemplate=_("row %{y}, column %{x}: %{z:.0f}<extra>pixel</extra>"),
     )  # fmt: skip
 
 
@@ -39,9 +40,10 @@ def image_with_patches(
     image: npt.ArrayLike,
     patch: int = 2,
     vmax: float = 16.0,
-    title: str = "the image, cut into patches",
+    title: str | None = None,
 ) -> go.Figure:
-    """The image in grey, with the patch grid drawn over it and each patch's "row,column"."""
+    """The image in grey, with the patch grid drawn over it and each patch's "row,column"
+    (the title defaults to "the image, cut into patches")."""
     img = as_array(image, 2, "image")
     h, w = img.shape
     fig = go.Figure(_image_trace(img, vmax))
@@ -59,16 +61,18 @@ def image_with_patches(
          "xanchor": "left", "yanchor": "top", "font": {"size": 11, "color": "#C2185B"}}
         for r in range(h // patch) for c in range(w // patch)
     ]  # fmt: skip
+    title = _("the image, cut into patches") if title is None else title
     return _square(fig, h, w, title, 420, shapes=shapes, annotations=annotations)
 
 
 def patch_tokens(
     tiles: npt.ArrayLike, labels: Sequence[str], vmax: float = 16.0,
-    title: str = "the patches as a row of tokens",
+    title: str | None = None,
 ) -> go.Figure:
-    """Each patch [N, p, p] side by side, a gap between them, labelled like the tokens."""
+    """Each patch [N, p, p] side by side, a gap between them, labelled like the tokens (the
+    title defaults to "the patches as a row of tokens")."""
     tiles = np.asarray(tiles, dtype=np.float64)
-    n, p, _ = tiles.shape
+    n, p = tiles.shape[:2]
     if len(labels) != n:
         raise ValueError(f"{len(labels)} labels for {n} patches")
     strip = np.full((p, n * (p + 1) - 1), np.nan)
@@ -82,7 +86,7 @@ def patch_tokens(
     ]  # fmt: skip
     centres = [i * (p + 1) + (p - 1) / 2 for i in range(n)]
     apply_layout(
-        fig, title, 190, shapes=frames,
+        fig, _("the patches as a row of tokens") if title is None else title, 190, shapes=frames,
         xaxis={"tickmode": "array", "tickvals": centres, "ticktext": [escape(x) for x in labels],
                "tickangle": -45, "showgrid": False, "zeroline": False},
         yaxis={"visible": False, "range": [p - 0.5, -0.5], "scaleanchor": "x"},
@@ -91,10 +95,11 @@ def patch_tokens(
 
 
 def position_similarity_grid(
-    cosine: npt.ArrayLike, grid: int, title: str = "position embeddings: cosine similarity"
+    cosine: npt.ArrayLike, grid: int, title: str | None = None
 ) -> go.Figure:
     """For each patch position (r, c), a grid x grid map of its position embedding's cosine
-    with every position's, placed at (r, c): a grid of maps. cosine: [grid², grid²]."""
+    with every position's, placed at (r, c): a grid of maps. cosine: [grid², grid²]. The
+    title defaults to "position embeddings: cosine similarity"."""
     cos = as_array(cosine, 2, "cosine")
     if cos.shape != (grid * grid, grid * grid):
         raise ValueError(f"cosine must be [{grid * grid}, {grid * grid}], not {cos.shape}")
@@ -107,23 +112,27 @@ def position_similarity_grid(
         )
     fig = go.Figure(
         go.Heatmap(
-            z=mosaic, zmin=-1.0, zmax=1.0, colorscale="RdBu_r", colorbar={"title": "cosine"},
+            z=mosaic, zmin=-1.0, zmax=1.0, colorscale="RdBu_r", colorbar={"title": _("cosine")},
             hovertemplate="%{z:.2f}<extra></extra>",
         )
     )  # fmt: skip
+    title = _("position embeddings: cosine similarity") if title is None else title
     fig = _square(fig, size, size, title, 520)
     ticks = [r * (grid + 1) + (grid - 1) / 2 for r in range(grid)]
-    fig.update_xaxes(tickmode="array", tickvals=ticks, ticktext=[f"col {c}" for c in range(grid)])
-    fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=[f"row {r}" for r in range(grid)])
+    columns = [_("col {c}", c=c) for c in range(grid)]
+    rows = [_("row {r}", r=r) for r in range(grid)]
+    fig.update_xaxes(tickmode="array", tickvals=ticks, ticktext=columns)
+    fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=rows)
     return fig
 
 
 def attention_over_image(
-    image: npt.ArrayLike, weights: npt.ArrayLike, title: str = "[CLS] attention over the image",
+    image: npt.ArrayLike, weights: npt.ArrayLike, title: str | None = None,
     vmax: float = 16.0,
 ) -> go.Figure:
     """The image in grey with a patch's attention weight [grid, grid] laid over it (each
-    patch's weight covers its pixels); hover gives the weight of the patch."""
+    patch's weight covers its pixels); hover gives the weight of the patch. The title
+    defaults to "[CLS] attention over the image"."""
     img = as_array(image, 2, "image")
     w = as_array(weights, 2, "weights")
     scale = img.shape[0] // w.shape[0]
@@ -133,9 +142,10 @@ def attention_over_image(
     fig.add_trace(
         go.Heatmap(
             z=over, zmin=0.0, zmax=max(float(w.max()), 1e-9), colorscale=HEAT,
-            colorbar={"title": "weight"}, customdata=np.dstack([rows, cols]),
-            hovertemplate="patch %{customdata[0]},%{customdata[1]}: %{z:.3f}"
-            "<extra>attention</extra>",
+            colorbar={"title": _("weight")}, customdata=np.dstack([rows, cols]),
+            hovertemplate=_("patch %{customdata[0]},%{customdata[1]}: %{z:.3f}"
+                            "<extra>attention</extra>"),
         )
     )  # fmt: skip
+    title = _("[CLS] attention over the image") if title is None else title
     return _square(fig, img.shape[0], img.shape[1], title, 360)
