@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from i18n import _
 from ui.frame import frame
 from ui.parts.lab import SPOT_MODEL, exercises, notebook_download, spot_shape, spot_the_bug
 from ui.show import keep_state, layer_head, lazy_sections
@@ -23,8 +24,8 @@ def draw(view: View) -> None:
     """The page below its header (ui.frame.body): drawn again for each new sentence."""
     keep_state("lab_layer", "lab_head")  # their tab may be closed
     lazy_sections("build", {
-        "Spot the bug": lambda: spot(view),
-        "The exercises": lambda: (notebook_download("lab_notebook"), exercises()),
+        "spot": (_("Spot the bug"), lambda: spot(view)),
+        "exercises": (_("The exercises"), lambda: (notebook_download("lab_notebook"), exercises())),
     })  # fmt: skip
 
 

@@ -4,6 +4,7 @@ import streamlit as st
 
 import model
 import viz
+from i18n import _
 from ui import cache
 from ui.figures import chart
 from ui.frame import frame
@@ -81,9 +82,9 @@ def sections(view: View) -> None:
     keep_state("causal_window", "causal_temp", "causal_topk", "causal_topp", "causal_bars")
     keep_state("gen_seed", "gen_layer", "gen_head", *KEPT)
     lazy_sections("causal", {
-        "The causal mask": lambda: causal_mask(view),
-        "The next token, then generation": lambda: writing(view),
-        "How it learns": lambda: gpt_targets(view),
+        "mask": (_("The causal mask"), lambda: causal_mask(view)),
+        "writing": (_("The next token, then generation"), lambda: writing(view)),
+        "learns": (_("How it learns"), lambda: gpt_targets(view)),
         **causal_sections(view),
     })  # fmt: skip
 

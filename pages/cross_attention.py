@@ -4,6 +4,7 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import _
 from model import Trace
 from ui import cache
 from ui.figures import chart
@@ -98,11 +99,11 @@ def decoding(t: Trace, where: tuple) -> None:
 def sections(opened: Opened, t: Trace, where: tuple) -> None:
     keep_state("xa_layer", "xa_head", "xa_step", *KEPT)
     lazy_sections("cross_attention", {
-        "Cross-attention": lambda: cross_attention(t, where),
-        "Self-attention": lambda: self_attention(t, where),
-        "Decoding, one token at a time": lambda: decoding(t, where),
-        "Two banks": lambda: two_banks(where[1], where[2]),
-        "Knock out heads": lambda: translation_knockout(opened, where[0], t),
+        "cross": (_("Cross-attention"), lambda: cross_attention(t, where)),
+        "self": (_("Self-attention"), lambda: self_attention(t, where)),
+        "decoding": (_("Decoding, one token at a time"), lambda: decoding(t, where)),
+        "banks": (_("Two banks"), lambda: two_banks(where[1], where[2])),
+        "knockout": (_("Knock out heads"), lambda: translation_knockout(opened, where[0], t)),
     })  # fmt: skip
 
 

@@ -4,6 +4,7 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import _
 from model import Trace
 from ui import cache
 from ui.figures import chart
@@ -65,13 +66,14 @@ def draw(view: View) -> None:
     first = drawn[0]
     original = None if first in typed else int(t.ids[first])
     lazy_sections("masked", {
-        "The guesses": lambda: guesses(view, mt, masked, typed, ranked, where, k),
-        "Where the [MASK] looked": lambda: mask_attention(mt, drawn, where),
-        "How BERT learns": lambda: bert_masking(view),
-        "Knock out heads": lambda: text_knockout(view, mt, first, original),
-        "Every layer's guess": lambda: text_lens(view, mt, first),
-        "Attention beside attribution": lambda: text_attribution(view, mt, first),
-        "Patch A into B": lambda: compare.patch_into(view, other),
+        "guesses": (_("The guesses"), lambda: guesses(view, mt, masked, typed, ranked, where, k)),
+        "looked": (_("Where the [MASK] looked"), lambda: mask_attention(mt, drawn, where)),
+        "learns": (_("How BERT learns"), lambda: bert_masking(view)),
+        "knockout": (_("Knock out heads"), lambda: text_knockout(view, mt, first, original)),
+        "lens": (_("Every layer's guess"), lambda: text_lens(view, mt, first)),
+        "attribution": (_("Attention beside attribution"),
+                        lambda: text_attribution(view, mt, first)),
+        "patch": (_("Patch A into B"), lambda: compare.patch_into(view, other)),
     })  # fmt: skip
 
     st.subheader("Numbers")

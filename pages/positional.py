@@ -109,10 +109,10 @@ def sections(view: View, labels: list[str], window: tuple[int, int] | None) -> N
     keep_state("pos_full", pos_dims=[j for j in (0, 1, 8, 32) if j < d], pos_span=span)
     keep_state(pos_a=ORDER_PAIR[0], pos_b=ORDER_PAIR[1])
     lazy_sections("positional", {
-        "Binary": lambda: binary(view, window),
-        "Sinusoidal": lambda: sinusoids(view, labels, window, max_len),
-        "Embedding + position": lambda: embedding_plus_position(view, window),
-        "Word order": lambda: order_matters(view),
+        "binary": (_("Binary"), lambda: binary(view, window)),
+        "sinusoidal": (_("Sinusoidal"), lambda: sinusoids(view, labels, window, max_len)),
+        "sum": (_("Embedding + position"), lambda: embedding_plus_position(view, window)),
+        "order": (_("Word order"), lambda: order_matters(view)),
     })  # fmt: skip
 
 

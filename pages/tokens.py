@@ -84,9 +84,10 @@ def contextual(view: View, pos: int, dims: list[str]) -> None:
 def sections(view: View, labels: list[str], dims: list[str], cos) -> None:
     keep_state("tok_window", "tok_token", tok_k=8)
     lazy_sections("tokens", {
-        "Embedding matrix": lambda: matrices(view, cos),
-        "Nearest neighbours": lambda: neighbours(view, pick_token(view, labels)),
-        "Through the layers": lambda: contextual(view, pick_token(view, labels), dims),
+        "matrix": (_("Embedding matrix"), lambda: matrices(view, cos)),
+        "neighbours": (_("Nearest neighbours"), lambda: neighbours(view, pick_token(view, labels))),
+        "layers": (_("Through the layers"),
+                   lambda: contextual(view, pick_token(view, labels), dims)),
     })  # fmt: skip
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import _
 from model import Trace
 from ui import cache
 from ui.figures import chart
@@ -75,10 +76,10 @@ def cls_attention(t: Trace, where: tuple, grid: int) -> None:
 def sections(opened: Opened, t: Trace, where: tuple, grid: int, patch: int) -> None:
     keep_state("vis_layer", "vis_head", *KEPT)
     lazy_sections("vision", {
-        "Patches as tokens": lambda: patch_tokens(t, where, patch),
-        "Patch + position = input": lambda: inputs(t, where, grid),
-        "Where [CLS] looks": lambda: cls_attention(t, where, grid),
-        "Knock out heads": lambda: vision_knockout(opened, where[0], t),
+        "patches": (_("Patches as tokens"), lambda: patch_tokens(t, where, patch)),
+        "input": (_("Patch + position = input"), lambda: inputs(t, where, grid)),
+        "cls": (_("Where [CLS] looks"), lambda: cls_attention(t, where, grid)),
+        "knockout": (_("Knock out heads"), lambda: vision_knockout(opened, where[0], t)),
     })  # fmt: skip
 
 

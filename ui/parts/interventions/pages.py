@@ -9,6 +9,7 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import _
 from model import RunOptions, Sampling, Trace
 from ui import cache
 from ui.figures import chart
@@ -74,16 +75,19 @@ def read_at(t: Trace) -> int:
 
 
 def causal_sections(view: View) -> dict:
-    """The causal page's experiment tabs: the guess after a position picked in each."""
+    """The causal page's experiment tabs (ui.show.lazy_sections: id -> (label, draw)): the
+    guess after a position picked in each."""
     t = view.trace
 
     def nxt(p: int) -> int | None:
         return int(t.ids[p + 1]) if p + 1 < len(t.ids) else None
 
     return {
-        "Knock out heads": lambda: text_knockout(view, t, (p := read_at(t)), nxt(p)),
-        "Every layer's guess": lambda: text_lens(view, t, read_at(t)),
-        "Attention beside attribution": lambda: text_attribution(view, t, read_at(t)),
+        "knockout": (_("Knock out heads"),
+                     lambda: text_knockout(view, t, (p := read_at(t)), nxt(p))),
+        "lens": (_("Every layer's guess"), lambda: text_lens(view, t, read_at(t))),
+        "attribution": (_("Attention beside attribution"),
+                        lambda: text_attribution(view, t, read_at(t))),
     }
 
 
