@@ -15,13 +15,14 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from i18n import N_, _
 from ui import state
 from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS, Step
 from ui.sidebar import APP_NAME
 from ui.workarounds import leave_legacy_mode
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "assets" / "screenshots"
-SECTION = "Lecture"
+SECTION = N_("Lecture")  # the menu's section: shown as _(SECTION)
 ICON = ":material/slideshow:"
 OVERVIEW = "lecture"  # the overview's address and key
 PRESENTER_CSS = """<style>
@@ -46,7 +47,8 @@ def step_page(step: Step) -> st.Page:
 
 
 def overview_page() -> st.Page:
-    return _page(lecture_overview, "lecture_overview", "Overview", OVERVIEW, ":material/school:")
+    return _page(lecture_overview, "lecture_overview", _("Overview"), OVERVIEW,
+                 ":material/school:")
 
 
 def old_links() -> list[st.Page]:
@@ -72,11 +74,11 @@ def presenting() -> bool:
         ss["present"] = st.query_params.get("present") == "1"
     ss["w_present"] = ss["present"]
     with st.sidebar:
-        st.markdown(f":material/co_present: **{APP_NAME}** · Lecture")
-        st.toggle("Presenter mode", key="w_present", help="For a projector: no sidebar, "
-                  "larger type, ← and → step through the lecture. Leave it with the button at "
-                  "the bottom of the step or by removing ?present=1 from the address.",
-                  on_change=lambda: ss.update(present=ss["w_present"]))  # fmt: skip
+        st.markdown(_(":material/co_present: **{app}** · Lecture", app=APP_NAME))
+        st.toggle(_("Presenter mode"), key="w_present", help=_(
+            "For a projector: no sidebar, larger type, ← and → step through the lecture. "
+            "Leave it with the button at the bottom of the step or by removing ?present=1 "
+            "from the address."), on_change=lambda: ss.update(present=ss["w_present"]))
     if ss["present"]:
         st.query_params["present"] = "1"
         st.html(PRESENTER_CSS)
@@ -90,12 +92,14 @@ def navigation(step: Step, where: str) -> None:
     n = len(STEPS)
     left, mid, right = st.columns([1, 3, 1], vertical_alignment="center")
     keys = where == "top"
-    if left.button("Previous", key=f"lec_prev_{where}", disabled=step.number == 1,
+    if left.button(_("Previous"), key=f"lec_prev_{where}", disabled=step.number == 1,
                    shortcut="Left" if keys else None, width="stretch"):  # fmt: skip
         st.switch_page(step_page(STEPS[step.number - 2]))
-    mid.markdown(f"**Step {step.number} of {n}** · {step.title}")
-    if right.button("Next", key=f"lec_next_{where}", disabled=step.number == n, type="primary",
-                    shortcut="Right" if keys else None, width="stretch"):  # fmt: skip
+    mid.markdown(_("**Step {n} of {total}** · {title}", n=step.number, total=n,
+                   title=step.title))  # fmt: skip
+    if right.button(_("Next"), key=f"lec_next_{where}", disabled=step.number == n,
+                    type="primary", shortcut="Right" if keys else None,
+                    width="stretch"):  # fmt: skip
         st.switch_page(step_page(STEPS[step.number]))
 
 
@@ -111,14 +115,15 @@ def lecture_step(slug: str) -> None:
     present = _open()
     step = BY_SLUG[slug]
     if not present:
-        st.caption(f":material/school: {APP_NAME} · Lecture · step {step.number} of {len(STEPS)}")
+        st.caption(_(":material/school: {app} · Lecture · step {n} of {total}", app=APP_NAME,
+                     n=step.number, total=len(STEPS)))  # fmt: skip
     navigation(step, "top")
     st.title(f"{step.number}. {step.title}")
     st.markdown(step.idea)
     step.draw()
     st.divider()
     navigation(step, "bottom")
-    if present and st.button("Leave presenter mode", key="lec_leave"):
+    if present and st.button(_("Leave presenter mode"), key="lec_leave"):
         st.session_state["present"] = False
         st.rerun()
 
@@ -126,10 +131,10 @@ def lecture_step(slug: str) -> None:
 def lecture_overview() -> None:
     """Every step: its number and title (a link), one line, and a thumbnail when one exists."""
     _open()
-    st.caption(f":material/school: {APP_NAME} · Lecture")
-    st.title("The lecture, step by step")
-    st.markdown("The Transformer lecture in its order, each step one idea on the real "
-                "models: first a question for the class, then the model's answer.")  # fmt: skip
+    st.caption(_(":material/school: {app} · Lecture", app=APP_NAME))
+    st.title(_("The lecture, step by step"))
+    st.markdown(_("The Transformer lecture in its order, each step one idea on the real "
+                  "models: first a question for the class, then the model's answer."))
     for row in range(0, len(STEPS), 3):
         for column, step in zip(st.columns(3), STEPS[row : row + 3], strict=False):
             with column, st.container(border=True):

@@ -4,11 +4,14 @@ trace. A step module (ui/lecture/steps/) imports from here; nothing here knows t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import streamlit as st
 
 import analysis
 import model
+from i18n import _, particle
 from model.trace import Trace
 from ui import cache
 from ui.registry import BY_KEY
@@ -19,42 +22,53 @@ def pick(page: str) -> tuple[str, str]:
     """The first model that can serve explorer page `page`, and the device it runs on."""
     names = cache.models_for(BY_KEY[page])
     if not names:
-        st.error("No model here can serve this step.")
+        st.error(_("No model here can serve this step."))
         st.stop()
     return names[0], model.pick_device(st.session_state.get("device", "auto"))
 
 
-def predict(key: str, question: str, choices: list[str], answer: str, why: str) -> bool:
+def as_is(choice: str) -> str:
+    """A choice shown as it is: a token the model chose, a digit."""
+    return choice
+
+
+def predict(key: str, question: str, choices: list[str], answer: str, why: str,
+            label: Callable[[str], str] = as_is) -> bool:  # fmt: skip
     """Predict, then reveal: the class picks an answer, then the model's answer is shown.
+    `choices` and `answer` are ids (tokens, or a step's N_() constants) and `label` shows
+    one (`_` for constants): a guess is kept and compared as its id, in any language.
     Returns whether it is revealed (the step then draws its figure)."""
     ss = st.session_state
-    st.markdown(f"**:material/quiz: Predict first.** {question}")
-    pick_ = st.radio("The class's answer", choices, index=None, key=f"{key}_guess",
-                     horizontal=True)  # fmt: skip
-    if st.button("Reveal the model's answer", key=f"{key}_reveal", type="primary",
+    st.markdown(_("**:material/quiz: Predict first.** {question}", question=question))
+    pick_ = st.radio(_("The class's answer"), choices, index=None, key=f"{key}_guess",
+                     horizontal=True, format_func=label)  # fmt: skip
+    if st.button(_("Reveal the model's answer"), key=f"{key}_reveal", type="primary",
                  icon=":material/visibility:"):  # fmt: skip
         ss[f"{key}_shown"] = True
     if not ss.get(f"{key}_shown"):
-        st.caption("Pick an answer with the class, then reveal.")
+        st.caption(_("Pick an answer with the class, then reveal."))
         return False
-    said = f"The model's answer: **{md_escape(answer)}**. {why}"
+    said = _("The model's answer: **{answer}**. {why}", answer=md_escape(label(answer)), why=why)
     if pick_ is None:
         st.info(said, icon="💡")
     elif pick_ == answer:
-        st.success("Right! " + said, icon="✅")
+        st.success(_("Right! {said}", said=said), icon="✅")
     else:
-        st.warning(f"Not {md_escape(pick_)}. " + said, icon="🤔")
+        st.warning(_("Not {guess}. {said}", guess=particle(md_escape(label(pick_)), "이/가"),
+                     said=said), icon="🤔")  # fmt: skip
     return True
 
 
 def try_your_own(key: str, label: str, default: str, where=None, max_chars: int = 300) -> str:
     """The step's own text box ("try your own"), kept for the session, stripped and cut to
     `max_chars` (the browser's limit, checked again here). A blank box says what to type
-    under it and gives "". `where`: a column or container to put it in (default: here)."""
+    under it and gives "". `label` is shown as it is (translated by the step); `where`: a
+    column or container to put it in (default: here)."""
     where = where or st
     text = where.text_input(label, default, key=key, max_chars=max_chars).strip()[:max_chars]
     if not text:
-        where.info(f"“{label}” is empty: type something in it to try it.", icon="✍️")
+        where.info(_("“{label}” is empty: type something in it to try it.", label=label),
+                   icon="✍️")  # fmt: skip
     return text
 
 

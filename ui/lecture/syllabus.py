@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
+from i18n import _
 from ui.lecture.steps import (
     attention,
     bert,
@@ -35,7 +36,8 @@ ORDER: list[ModuleType] = [rnn, attention, qkv, embeddings, positions, learn, so
 
 @dataclass(frozen=True)
 class Step:
-    """One step: its place (1-based), slug, title, the idea in one line, and its drawing."""
+    """One step: its place (1-based), slug, title, the idea in one line, and its drawing.
+    The title and the idea are in the session's language (the module's are N_() marked)."""
 
     number: int
     module: ModuleType
@@ -46,11 +48,11 @@ class Step:
 
     @property
     def title(self) -> str:
-        return self.module.TITLE
+        return _(self.module.TITLE)
 
     @property
     def idea(self) -> str:
-        return self.module.IDEA
+        return _(self.module.IDEA)
 
     @property
     def key(self) -> str:

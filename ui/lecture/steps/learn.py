@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import streamlit as st
 
+from i18n import N_, _
 from ui.figures import chart
 from ui.lecture.kit import predict
 from ui.parts import learn
 from viz.learning import learning_curve, toy_answer
 
 SLUG = "watch-it-learn"  # its address (/lecture-watch-it-learn); it never changes
-TITLE = "Watch it learn"
-IDEA = "Trained live: without positions a tiny encoder can count, but never reverse."
+TITLE = N_("Watch it learn")
+IDEA = N_("Trained live: without positions a tiny encoder can count, but never reverse.")
 PAIR = ("reverse", "histogram")  # trained side by side, both without positions
-NAMES = {"reverse": "reverse", "histogram": "count (histogram)"}
-CHOICES = ["both", "reverse only", "count only", "neither"]
+SECONDS = 30  # how long the live run trains them
+NAMES = {"reverse": N_("reverse"), "histogram": N_("count (histogram)")}
+CHOICES = [N_("both"), N_("reverse only"), N_("count only"), N_("neither")]  # ids, shown by _()
 
 
 def answer(runs: dict[str, dict]) -> str:
@@ -30,28 +32,33 @@ def measured_curves() -> None:
     for task in PAIR:
         for on in ("on", "off"):
             run = learn.measured(task, on)
-            series[f"{NAMES[task]}, {'with' if on == 'on' else 'without'} positions"] = (
-                [p[1] for p in run["curve"]], [p[3] for p in run["curve"]])  # fmt: skip
+            label = (_("{task}, with positions", task=_(NAMES[task])) if on == "on"
+                     else _("{task}, without positions", task=_(NAMES[task])))  # fmt: skip
+            series[label] = ([p[1] for p in run["curve"]], [p[3] for p in run["curve"]])
     chart("l_learn_measured", learn.report()["measured"], learning_curve, series,
-          "measured: whole sequences right, as training goes on", "held-out exact match",
-          x_title="seconds of training", percent=True, filename="lecture_learning")  # fmt: skip
+          _("measured: whole sequences right, as training goes on"), _("held-out exact match"),
+          x_title=_("seconds of training"), percent=True,
+          filename="lecture_learning")  # fmt: skip
 
 
 def side_by_side(live, training: bool) -> None:
     """The two live runs, each with its accuracy curve and its answer for one sequence."""
     for column, run in zip(st.columns(2), live.runs, strict=True):
         with column:
-            st.markdown(f"**{NAMES[run.setup.task]}, without positions**")
+            st.markdown("**" + _("{task}, without positions", task=_(NAMES[run.setup.task]))
+                        + "**")  # fmt: skip
             steps = [p.step for p in run.points]
             chart(f"l_learn_{run.setup.task}", None, learning_curve,
-                  {"whole sequences": (steps, [p.accuracy for p in run.points]),
-                   "tokens": (steps, [p.token_accuracy for p in run.points])},
-                  "held-out accuracy", "accuracy", percent=True, **learn.LIVE)  # fmt: skip
+                  {_("whole sequences"): (steps, [p.accuracy for p in run.points]),
+                   _("tokens"): (steps, [p.token_accuracy for p in run.points])},
+                  _("held-out accuracy"), _("accuracy"), x_title=_("training step"),
+                  percent=True, **learn.LIVE)  # fmt: skip
             tokens = [str(int(t)) for t in run.example]
             chart(f"l_learn_{run.setup.task}_answer", None, toy_answer, tokens,
                   [str(int(t)) for t in run.latest.output],
                   [str(int(t)) for t in run.example_answer],
-                  f"its answer at step {run.latest.step:,}", **learn.LIVE)  # fmt: skip
+                  _("its answer at step {step:,}", step=run.latest.step),
+                  **learn.LIVE)  # fmt: skip
             if not training:
                 st.caption(learn.ended_note(run))
 
@@ -59,26 +66,29 @@ def side_by_side(live, training: bool) -> None:
 def draw() -> None:
     runs = {task: learn.measured(task, "off") for task in PAIR}
     if not all(runs.values()) or not all(learn.measured(t, "on") for t in PAIR):
-        st.error("The calibration report (assets/toy_report.json) is missing: run "
-                 "`python bench/bench_toy.py`.")  # fmt: skip
+        st.error(_("The calibration report (assets/toy_report.json) is missing: run "
+                   "`python bench/bench_toy.py`."))  # fmt: skip
         return
     said = answer(runs)
-    why = (f"Measured with the shipped defaults in {runs['reverse']['seconds']:.0f} s on one "
-           f"thread: without positions {runs['reverse']['accuracy']:.1%} of the reversed "
-           f"sequences were right ({runs['reverse']['token_accuracy']:.0%} of the tokens: "
-           f"what the set alone tells), and {runs['histogram']['accuracy']:.1%} "
-           "of the counts. Reversing needs to know which token came last; counting only "
-           "needs the set.")  # fmt: skip
-    if not predict("l_learn", "A tiny encoder is trained from scratch **without positional "
-                   "encoding**. Can it learn to *reverse* a sequence of 8 tokens? To *count* "
-                   "how often each token occurs in it?", CHOICES, said, why):  # fmt: skip
+    why = _("Measured with the shipped defaults in {seconds:.0f} s on one thread: without "
+            "positions {reversed:.1%} of the reversed sequences were right ({tokens:.0%} of "
+            "the tokens: what the set alone tells), and {counted:.1%} of the counts. "
+            "Reversing needs to know which token came last; counting only needs the set.",
+            seconds=runs["reverse"]["seconds"], reversed=runs["reverse"]["accuracy"],
+            tokens=runs["reverse"]["token_accuracy"],
+            counted=runs["histogram"]["accuracy"])  # fmt: skip
+    if not predict("l_learn", _("A tiny encoder is trained from scratch **without positional "
+                                "encoding**. Can it learn to *reverse* a sequence of {n} "
+                                "tokens? To *count* how often each token occurs in it?", n=8),
+                   CHOICES, said, why, label=_):  # fmt: skip
         return
     measured_curves()
     from model.toy import ToySetup  # PyTorch: only once the answer is revealed
 
     live = learn.current("lecture")
-    st.button("Train both now, side by side (30 s)", key="l_learn_train", type="primary",
-              icon=":material/play_arrow:", disabled=live is not None and not live.ended,
-              on_click=learn.start, args=("lecture", [ToySetup(task=t, positions="none")
-                                                      for t in PAIR], 30))  # fmt: skip
+    st.button(_("Train both now, side by side ({seconds} s)", seconds=SECONDS),
+              key="l_learn_train", type="primary", icon=":material/play_arrow:",
+              disabled=live is not None and not live.ended, on_click=learn.start,
+              args=("lecture", [ToySetup(task=t, positions="none") for t in PAIR],
+                    SECONDS))  # fmt: skip
     learn.watch("lecture", side_by_side)

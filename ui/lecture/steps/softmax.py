@@ -7,26 +7,28 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import N_, _
 from model.examples import PAIRS
 from ui import cache
 from ui.figures import chart
 from ui.lecture.kit import pick, predict, try_your_own, word_vector
 
 SLUG = "similarity-and-softmax"  # its address (/lecture-similarity-and-softmax); it never changes
-TITLE = "Similarity and softmax"
-IDEA = (
+TITLE = N_("Similarity and softmax")
+IDEA = N_(
     "Dot product and cosine, scaled by √d, turned into weights by a softmax: "
     "softmax(QKᵀ/√d)V."
 )
 RIVER, CASH = PAIRS[0]
+SHARPER, FLATTER = N_("sharper"), N_("flatter")
 
 
 def draw() -> None:
     name, device = pick("attention")
     c1, c2, c3 = st.columns(3)
-    a = try_your_own("l6_a", "Word a", "cat", c1, max_chars=40)
-    b = try_your_own("l6_b", "Word b", "kitten", c2, max_chars=40)
-    temp = c3.slider("Softmax temperature T", 0.1, 5.0, 1.0, 0.1, key="l6_t")
+    a = try_your_own("l6_a", _("Word a"), "cat", c1, max_chars=40)
+    b = try_your_own("l6_b", _("Word b"), "kitten", c2, max_chars=40)
+    temp = c3.slider(_("Softmax temperature T"), 0.1, 5.0, 1.0, 0.1, key="l6_t")
     if a and b:
         va, vb = word_vector(a, name, device), word_vector(b, name, device)
         d = va.shape[0]
@@ -39,14 +41,16 @@ def draw() -> None:
     scores = steps.masked[q]
     sharp = analysis.softmax_rows(scores[None] / temp)[0]
     flat = analysis.softmax_rows(scores[None] / (temp * 2))[0]
-    answer = "flatter" if sharp.max() > flat.max() else "sharper"
-    if predict("l6", f"Dividing the scores by a larger temperature (T = {temp:.1f} → "
-               f"{temp * 2:.1f}): does “bank”'s attention get sharper or flatter?",
-               ["sharper", "flatter"], answer,
-               f"Its largest weight goes from {sharp.max():.2f} to {flat.max():.2f}."):  # fmt: skip
+    answer = FLATTER if sharp.max() > flat.max() else SHARPER
+    if predict("l6", _("Dividing the scores by a larger temperature (T = {t:.1f} → {t2:.1f}): "
+                       "does “bank”'s attention get sharper or flatter?", t=temp, t2=temp * 2),
+               [SHARPER, FLATTER], answer,
+               _("Its largest weight goes from {before:.2f} to {after:.2f}.",
+                 before=sharp.max(), after=flat.max()), label=_):  # fmt: skip
         pairs = list(zip(t.tokens, sharp.tolist(), strict=True))
         chart("l6_row", (name, temp), viz.topk_bar, pairs,
-              title=f"softmax(q·k/√d / {temp:.1f}) for “bank”, layer 1 head 1",
+              title=_("softmax(q·k/√d / {t:.1f}) for “bank”, layer 1 head 1", t=temp),
               filename="lecture_softmax")  # fmt: skip
         chart("l6_all", (name,), viz.attention_heatmap, t.layers[0].attention[0], t.tokens,
-              title="softmax(QKᵀ/√d) for every query: layer 1, head 1", filename="lecture_qk")
+              title=_("softmax(QKᵀ/√d) for every query: layer 1, head 1"),
+              filename="lecture_qk")  # fmt: skip

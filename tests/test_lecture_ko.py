@@ -1,0 +1,186 @@
+"""Lecture mode in Korean (issue 31) through AppTest: every step, its question revealed (the
+knock-out question of the heads step too), draws with no exception, says its title, question
+and answer in Korean, and shows none of Lecture mode's own messages in English; a choice is
+kept as its id whatever language shows it."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from streamlit.testing.v1 import AppTest
+
+from i18n import catalogue, using
+from tests.charts import charts
+from tests.test_app import ROOT, app_test, assert_ok
+from tests.test_lecture import STEP_KEYS, reveal
+from ui.lecture.steps import heads, positions
+from ui.lecture.syllabus import BY_SLUG, STEPS
+
+KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "success", "warning",
+         "error", "code", "latex", "text")  # fmt: skip
+WIDGETS = ("button", "radio", "text_input", "slider", "toggle", "selectbox", "expander")
+OPENED = {"lecture-multi-head-attention": "l7_knock"}  # a question drawn only once opened
+_FIELD = re.compile(r"\{[^{}]*\}")
+
+
+@cache
+def lecture_messages() -> tuple[str, ...]:
+    """Every message of ui/lecture/ (what Babel extracts from it), in English."""
+    found = extract_from_dir(str(ROOT / "ui" / "lecture"), keywords=catalogue.KEYWORDS)
+    ids = {m if isinstance(m, str) else m[0] for _file, _line, m, _c, _ctx in found}
+    return tuple(sorted(ids))
+
+
+def pattern(message: str) -> re.Pattern[str]:
+    """A message as a regex: its literal text, any text where a placeholder is."""
+    parts = _FIELD.split(message.replace("{{", "{").replace("}}", "}"))
+    return re.compile("(?s)" + ".+?".join(re.escape(p) for p in parts))
+
+
+def _strings(value: object) -> list[str]:
+    """The string leaves of a figure's JSON (titles, legend names, tick labels...)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() if k != "hovertemplate" for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def shown(at: AppTest) -> list[str]:
+    """Every text the page shows, one piece each: elements, widget labels, help texts and
+    options, and the strings of every chart's figure."""
+    pieces = [str(e.value) for kind in KINDS for e in getattr(at, kind)]
+    for kind in WIDGETS:
+        for w in getattr(at, kind):
+            pieces += [str(getattr(w, "label", "") or ""), str(getattr(w, "help", "") or "")]
+            pieces += [str(o) for o in getattr(w, "options", None) or []]
+    pieces += [s for chart in charts(at) for s in _strings(chart.figure)]
+    return [p for p in pieces if p]
+
+
+def english_left(pieces: list[str]) -> list[str]:
+    """Lecture messages shown in English: a long one (4 words or more) anywhere in a piece,
+    a short one as a whole piece (a button, an axis title, a choice)."""
+    left = []
+    for message in lecture_messages():
+        if catalogue.same_in_both(message):
+            continue
+        found = pattern(message)
+        long = len(_FIELD.sub("", message).split()) >= 4
+        if any(found.search(p) if long else found.fullmatch(p.strip()) for p in pieces):
+            left.append(message)
+    return left
+
+
+def korean(key: str, **state: object) -> AppTest:
+    """Lecture page `key` run once with the session in Korean."""
+    at = app_test(key)
+    at.session_state["lang"] = "ko"
+    for name, value in state.items():
+        at.session_state[name] = value
+    return at.run()
+
+
+def test_every_lecture_message_has_korean_in_the_draft() -> None:
+    from babel.messages.pofile import read_po
+
+    with (catalogue.drafts_dir() / "lecture.po").open("rb") as f:
+        draft = {m.id: m.string for m in read_po(f, locale="ko") if m.id}
+    lacking = [m for m in lecture_messages() if not draft.get(m)]
+    assert not lacking, f"locale/ko/drafts/lecture.po lacks: {lacking}"
+    for message in lecture_messages():
+        fields = sorted(_FIELD.findall(message))
+        assert sorted(_FIELD.findall(draft[message])) == fields, message
+
+
+def test_the_checks_would_see_english() -> None:
+    """The English check finds the English page's messages (so a pass in Korean means it)."""
+    assert pattern("In {where}, with weight {weight:.2f}.").fullmatch(
+        "In layer 1, head 2 of mlm, with weight 0.41.")  # fmt: skip
+    assert english_left(["Reveal the model's answer", "x"]) == ["Reveal the model's answer"]
+    assert english_left(["In layer 1, head 2 of gpt, with weight 0.41."])
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["plain", "presenter"])
+@pytest.mark.parametrize("key", STEP_KEYS)
+def test_each_step_speaks_korean_with_its_answer_revealed(key: str, present: bool) -> None:
+    at = korean(key, present=present)
+    assert_ok(at)
+    step = BY_SLUG[key.removeprefix("lecture-")]
+    with using("ko"):
+        title = f"{step.number}. {step.title}"
+    assert at.title[0].value == title and re.search("[가-힣]", title)
+    if key in OPENED:
+        at.session_state[OPENED[key]] = True
+        at.run()
+    pieces = shown(at)
+    assert any("먼저 예측해 보세요" in p for p in pieces), "the question, in Korean"
+    assert any(p == "모델의 답 보기" for p in pieces)
+    at = reveal(at)
+    assert_ok(at)
+    for button in [b for b in at.button if b.key and b.key.endswith("_reveal")][1:]:
+        at = button.click().run()  # the step's other questions (knock-out, spot the bug)
+        assert_ok(at)
+    answers = [m.value for m in (*at.success, *at.warning, *at.info)]
+    assert any(a.startswith("모델의 답:") for a in answers), answers
+    pieces = shown(at)
+    left = english_left(pieces)
+    assert not left, f"{key} shows Lecture mode's English: {left}"
+
+
+def test_the_korean_overview_links_every_step_in_korean() -> None:
+    at = korean("lecture")
+    assert_ok(at)
+    with using("ko"):
+        want = {(f"{s.number}. {s.title}", s.key) for s in STEPS}
+        ideas = [s.idea for s in STEPS]
+    assert {(el.proto.label, el.proto.page) for el in at.get("page_link")} == want
+    captions = " ".join(c.value for c in at.caption)
+    assert all(idea in captions for idea in ideas)
+    assert at.title[0].value == "단계별로 보는 강의"
+    assert not english_left(shown(at))
+
+
+def test_a_translated_choice_is_kept_and_compared_as_its_id() -> None:
+    """The class's guess is stored as the step's constant, shown in Korean; a wrong guess is
+    corrected with the particle its Korean label takes (다른 벡터 + 가)."""
+    at = korean("lecture-positional-encoding")
+    radio = at.radio(key="l5_guess")
+    assert radio.options == ["같은 벡터", "다른 벡터"]
+    answers = {positions.SAME, positions.DIFFERENT}
+    for guess in answers:
+        at = korean("lecture-positional-encoding")
+        with using("ko"):  # AppTest's copy of the radio's format_func runs here, outside
+            at.radio(key="l5_guess").set_value(guess)
+            at = reveal(at)
+        assert at.session_state["l5_guess"] == guess, "the id, not its Korean label"
+        if at.success:
+            assert at.success[0].value.startswith("정답입니다! 모델의 답:")
+        else:
+            label = "같은 벡터" if guess == positions.SAME else "다른 벡터"
+            assert at.warning[0].value.startswith(f"{label}가 아닙니다.")
+    assert set(heads.ROLE_TEXT) == set(heads.ROLES), "a name and a meaning for each measure"
+
+
+def test_a_wrong_token_guess_takes_its_particle() -> None:
+    at = korean("lecture-bert")
+    at.radio(key="l10_guess").set_value("shore")
+    at = reveal(at)
+    assert at.warning and at.warning[0].value.startswith("shore가 아닙니다. 모델의 답:")
+
+
+def test_the_korean_step_fills_in_the_reports_measured_figure() -> None:
+    """A measured figure in a Korean sentence is the report's, filled into the template."""
+    from ui import cache
+    from ui.registry import BY_KEY
+
+    name = cache.models_for(BY_KEY["rnn"])[0]  # the model the step picks
+    rate = cache.translation_report()["models"][name]["by_clauses"]["8"]["exact_match"]
+    at = reveal(korean("lecture-rnn-bottleneck"))
+    said = " ".join(m.value for m in (*at.info, *at.success, *at.warning))
+    assert f"검증용 문장으로 측정한 결과: 절 여덟 개에서 {rate:.1%}." in said
