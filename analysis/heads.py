@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-SUMMARIES = {  # name -> what it measures, for menus and captions
-    "spread": "how spread each head's attention is: the entropy of a row, in bits, averaged "
-    "over the queries (0: every query looks at one token)",
-    "distance": "how far each head looks: |query - key| weighted by attention, averaged over "
-    "the queries, in tokens",
-    "first token": "how much attention goes to the first token (a common 'resting place'), "
-    "averaged over the queries",
-    "itself": "how much attention each token gives itself, averaged over the queries",
-}
+from i18n import N_
+
+SUMMARIES = {  # name -> what it measures, for menus and captions (both shown with _())
+    N_("spread"): N_("how spread each head's attention is: the entropy of a row, in bits, "
+                     "averaged over the queries (0: every query looks at one token)"),
+    N_("distance"): N_("how far each head looks: |query - key| weighted by attention, "
+                       "averaged over the queries, in tokens"),
+    N_("first token"): N_("how much attention goes to the first token (a common 'resting "
+                          "place'), averaged over the queries"),
+    N_("itself"): N_("how much attention each token gives itself, averaged over the queries"),
+}  # fmt: skip
 
 
 def head_summary(stack: np.ndarray, what: str = "spread") -> np.ndarray:

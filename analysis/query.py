@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.tokens import word_positions
+from i18n import N_
 
 LINK_MIN_WEIGHT = 0.2  # a link needs at least this much of the query's attention...
 LINK_MIN_RATIO = 2.0  # ...and at least this many times the other tokens' average weight
@@ -32,10 +33,10 @@ class HeadLink:
     @property
     def verdict(self) -> str:
         if self.link:
-            return "link: this query stands out"
+            return N_("link: this query stands out")
         if self.weight >= LINK_MIN_WEIGHT:
-            return "no link: the other tokens look there as much"
-        return "weak"
+            return N_("no link: the other tokens look there as much")
+        return N_("weak")  # the verdict is shown with _()
 
 
 def other_queries(n: int, query: int, key: int, causal: bool, words: list[int]) -> list[int]:

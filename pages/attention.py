@@ -4,6 +4,7 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import _
 from ui import cache
 from ui.figures import chart
 from ui.frame import frame
@@ -27,17 +28,18 @@ from ui.view import View
 @st.fragment
 def head_view(view: View, other) -> None:
     t = view.trace
-    layer, head, _ = layer_head("att", t.n_layers, t.n_heads, average=False)
+    layer, head, _label = layer_head("att", t.n_layers, t.n_heads, average=False)
     window = window_picker(len(t.tokens), "att_window")
     if other is not None:
         compare.attention_side_by_side(view, other, layer, head, window)
-        follow_query_box(view, layer, head, "Follow one query in sentence A")
+        follow_query_box(view, layer, head, _("Follow one query in sentence A"))
         return
     weights = t.layers[layer].attention
     shown = [
-        ("att_head_map", f"layer {layer + 1}, head {head + 1}", head, weights[head]),
-        ("att_mean_map", f"layer {layer + 1}, average of the {t.n_heads} heads", "mean",
-         weights.mean(0)),
+        ("att_head_map", _("layer {layer}, head {head}", layer=layer + 1, head=head + 1), head,
+         weights[head]),
+        ("att_mean_map", _("layer {layer}, average of the {n} heads", layer=layer + 1,
+                           n=t.n_heads), "mean", weights.mean(0)),
     ]  # fmt: skip
     # Side by side for a short sentence; one above the other, full width, when zoomed.
     places = st.columns(2) if window is None else [st.container(), st.container()]
@@ -48,25 +50,27 @@ def head_view(view: View, other) -> None:
                 widget, (view.key, layer, which), viz.attention_heatmap, matrix, t.tokens,
                 title=title, window=window, filename=f"attention_{name}",
             )  # fmt: skip
-    st.caption(
+    st.caption(_(
         "Rows are queries, columns keys; every row sums to 1. Hover a cell for "
         "“query → key: weight”. Each head learns its own pattern."
-    )
+    ))
     labels = token_labels(t.tokens)
     download_csv(
-        f"Layer {layer + 1}, head {head + 1} weights (CSV)", weights[head], labels, labels,
+        _("Layer {layer}, head {head} weights (CSV)", layer=layer + 1, head=head + 1),
+        weights[head], labels, labels,
         "att_dl_head", f"attention_L{layer + 1}_H{head + 1}.csv", raw_column(t),
     )  # fmt: skip
 
-    follow_query_box(view, layer, head, "Follow one query: which head links it to a word?")
+    follow_query_box(view, layer, head, _("Follow one query: which head links it to a word?"))
 
-    st.subheader(f"Step by step: layer {layer + 1}, head {head + 1}")
+    st.subheader(_("Step by step: layer {layer}, head {head}", layer=layer + 1, head=head + 1))
     step = st.radio(
-        "Step", range(len(HEAD_STEPS)), index=None, key="att_step", horizontal=True,
-        format_func=HEAD_STEPS.__getitem__, help="Walk through the computation of the head above.",
+        _("Step"), range(len(HEAD_STEPS)), index=None, key="att_step", horizontal=True,
+        format_func=lambda i: _(HEAD_STEPS[i]),
+        help=_("Walk through the computation of the head above."),
     )  # fmt: skip
     if step is None:
-        st.caption("Pick a step to see this head's real numbers, from X to the output.")
+        st.caption(_("Pick a step to see this head's real numbers, from X to the output."))
         return
     w = cache.attention_weights(view.model_name, view.device, layer)
     steps = analysis.attention_steps(t, w, layer, head)
@@ -83,21 +87,22 @@ def draw(view: View) -> None:
     t = view.trace
     layer_grid(view)
 
-    st.subheader("Numbers")
+    st.subheader(_("Numbers"))
     record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
     record["raw_tokens"] = t.raw_tokens
     record["attention[layer][head][query][key]"] = t.attention_stack()
-    download_json("All attention weights (JSON)", record, "att_dl_all", "attention.json")
+    download_json(_("All attention weights (JSON)"), record, "att_dl_all", "attention.json")
 
 
 frame(
     "attention",
     draw,
-    "Each token asks a **query**, every token offers a **key** and a **value**: the query "
-    "is compared with every key, the scores go through a softmax, and the token's new vector "
-    "is the weighted blend of the values, a *soft* dictionary lookup. Read a row: how much "
-    "that token (the query) takes from each token across (the keys). Compare *bank* in the "
-    "river sentence and in the cash sentence.\n\n"
+    _("Each token asks a **query**, every token offers a **key** and a **value**: the query "
+      "is compared with every key, the scores go through a softmax, and the token's new "
+      "vector is the weighted blend of the values, a *soft* dictionary lookup. Read a row: "
+      "how much that token (the query) takes from each token across (the keys). Compare "
+      "*bank* in the river sentence and in the cash sentence.")
+    + "\n\n"
     r"$$\operatorname{Attention}(Q, K, V) = "
     r"\operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V$$",
     reset={"att_window": None, "att_query": None, "att_key": None, "cmp_att_word": None},

@@ -51,7 +51,7 @@ def cross_attention(t: Trace, where: tuple) -> None:
 def self_attention(t: Trace, where: tuple) -> None:
     """The encoder's self-attention beside the decoder's masked self-attention."""
     st.subheader("Self-attention and masked self-attention")
-    layer, head, _, short = picked(t)
+    layer, head, _label, short = picked(t)
     src = t.encoder
     views = [
         ("xa_encoder", src.layers[min(layer, src.n_layers - 1)], src.tokens,
@@ -72,7 +72,7 @@ def self_attention(t: Trace, where: tuple) -> None:
 def decoding(t: Trace, where: tuple) -> None:
     """One decoder step: what it writes next, and where in the English it reads."""
     st.subheader("Decoding, one token at a time")
-    layer, head, label, _ = picked(t)
+    layer, head, label, _short = picked(t)
     src = t.encoder
     step = st.slider("Step", 1, len(t.tokens), 1, key="xa_step",
                      help="The decoder has read the target up to this token.")  # fmt: skip

@@ -92,7 +92,7 @@ def draw(opened: Opened) -> Trace:
     wrong = dict(
         zip(wrong["index"], zip(wrong["true"], wrong["predicted"], strict=True), strict=True)
     )
-    image, caption, _ = choose_image(test_x, test_y, wrong)
+    image, caption, _index = choose_image(test_x, test_y, wrong)
     pixels = np.asarray(image, dtype=np.float32).tobytes()
     t = cache.trace_image(pixels, name, device)
     where = (pixels, name, device)

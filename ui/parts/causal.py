@@ -75,7 +75,7 @@ def extend(gen: dict, n: int, seed: int, sampling: Sampling, name: str, device: 
     the model's own `generate` does."""
     vocab = cache.vocabulary(name, device)
     eos = cache.special_ids(name, device)["[EOS]"]
-    for _ in range(n):
+    for _step in range(n):
         if ended(gen, eos):
             return
         probs = cache.next_distribution(tuple(all_ids(gen)), name, device, sampling)

@@ -97,7 +97,7 @@ def pick_word(a: Trace, b: Trace, key: str) -> tuple[str, int, int] | None:
     if not shared:
         st.info("The two sentences share no word, so there is no word to follow in both.")
         return None
-    words = [w for w, _, _ in shared]
+    words = [w for w, _i, _j in shared]
     first = next((words.index(w) for w in ("bank", "he", "dog") if w in words), 0)
     n = st.selectbox("Word to compare", range(len(shared)), index=first, key=key,
                      format_func=lambda i: words[i])  # fmt: skip

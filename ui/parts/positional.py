@@ -51,21 +51,21 @@ def caption(rows: list[dict], name: str, switched: bool) -> str:
         without = _(
             "Without positions {model} gives each word the same vector in both orders "
             "(every cosine {cosine}): without them it reads a bag of words.",
-            model=who, model_topic=topic, cosine=f"{min(off):.4f}",
+            model=who, model_topic=topic, cosine=format(min(off), ".4f"),
         )
     elif switched:
         without = _("Without positions {model} still tells the orders apart (cosines down "
                     "to {cosine}).", model=who, model_topic=topic,
-                    cosine=f"{min(off):.2f}")  # fmt: skip
+                    cosine=format(min(off), ".2f"))  # fmt: skip
     else:
         without = _("Without positions {model} still tells the orders apart (cosines down "
                     "to {cosine}): its mask lets each word see only the words before it.",
-                    model=who, model_topic=topic, cosine=f"{min(off):.2f}")  # fmt: skip
+                    model=who, model_topic=topic, cosine=format(min(off), ".2f"))  # fmt: skip
     return ran + _(
         "Each row pairs a word of sentence A with the same occurrence in sentence B and "
         "compares its vectors after the last layer. {without} With positions the cosines "
         "drop to as low as {cosine}: the order changes what each word becomes.",
-        without=without, cosine=f"{min(on):.2f}",
+        without=without, cosine=format(min(on), ".2f"),
     )
 
 

@@ -21,7 +21,7 @@ def embedding_note(e: dict) -> str:
         "Measured (assets/models/evaluation.json): frequent words get meaningful neighbours "
         "(steel: {steel}), rare ones mostly noise: {synonyms} of 300 WordNet synonym pairs "
         "are among each other's 10 nearest, {random} of random pairs.",
-        steel=steel, synonyms=f"{syn:.1%}", random=f"{rnd:.1%}",
+        steel=steel, synonyms=format(syn, ".1%"), random=format(rnd, ".1%"),
     )
 
 

@@ -13,14 +13,15 @@ import streamlit as st
 
 import viz
 from analysis import AttentionSteps
+from i18n import N_, _
 from ui.figures import chart
 
-HEAD_STEPS = [
+HEAD_STEPS = [  # shown with _(): the first says the same in both languages
     "1 · X → Q, K, V",
-    "2 · scores QKᵀ / √d",
-    "3 · mask and softmax",
-    "4 · weights × V",
-    "5 · concatenate heads, project",
+    N_("2 · scores QKᵀ / √d"),
+    N_("3 · mask and softmax"),
+    N_("4 · weights × V"),
+    N_("5 · concatenate heads, project"),
 ]
 
 
@@ -33,42 +34,46 @@ class Panel:
     by_key: bool = False  # columns are the keys (a T x T matrix), else dimensions
     signed: bool = True
     rows: str = "token"  # "token" or "dimension" (a weight matrix)
-    x_title: str = "dimension"
+    x_title: str = N_("dimension")  # shown with _()
     wide: bool = False  # the whole width (X, the concatenated heads), else half of it
 
 
 def _panels(step: int, h: int, d: int, n_heads: int, width: int) -> list[list[Panel]]:
-    """The rows of panels of one step."""
-    by_key = {"by_key": True, "x_title": "key"}
+    """The rows of panels of one step (titles in the session's language)."""
+    by_key = {"by_key": True, "x_title": N_("key")}
+    head_dim = N_("head dimension")
     if step == 0:
         return [
-            [Panel("x", "X: the layer's input (tokens × dimensions)", wide=True)],
-            [Panel("q", f"Q = X W_Q (tokens × {d})", x_title="head dimension"),
-             Panel("k", f"K = X W_K (tokens × {d})", x_title="head dimension")],
-            [Panel("v", f"V = X W_V (tokens × {d})", x_title="head dimension")],
+            [Panel("x", _("X: the layer's input (tokens × dimensions)"), wide=True)],
+            [Panel("q", _("Q = X W_Q (tokens × {d})", d=d), x_title=head_dim),
+             Panel("k", _("K = X W_K (tokens × {d})", d=d), x_title=head_dim)],
+            [Panel("v", _("V = X W_V (tokens × {d})", d=d), x_title=head_dim)],
         ]  # fmt: skip
     if step == 1:
-        return [[Panel("qk", "Q Kᵀ: every query · every key", **by_key),
+        return [[Panel("qk", _("Q Kᵀ: every query · every key"), **by_key),
                  Panel("scaled", f"÷ √{d}", **by_key)]]  # fmt: skip
     if step == 2:
         return [
-            [Panel("mask", "mask M: 0 or −∞", **by_key),
-             Panel("masked", "scores + M", **by_key)],
-            [Panel("weights", "softmax: each row sums to 1", signed=False, **by_key)],
+            [Panel("mask", _("mask M: 0 or −∞"), **by_key),
+             Panel("masked", _("scores + M"), **by_key)],
+            [Panel("weights", _("softmax: each row sums to 1"), signed=False, **by_key)],
         ]  # fmt: skip
     if step == 3:
         return [
-            [Panel("weights", "A: the attention weights", signed=False, **by_key),
-             Panel("v", "V: the values", x_title="head dimension")],
-            [Panel("z", f"Z = A V: head {h}'s output", x_title="head dimension")],
+            [Panel("weights", _("A: the attention weights"), signed=False, **by_key),
+             Panel("v", _("V: the values"), x_title=head_dim)],
+            [Panel("z", _("Z = A V: head {h}'s output", h=h), x_title=head_dim)],
         ]  # fmt: skip
     return [
-        [Panel("concat", f"Concat(Z¹…Z{n_heads}): {n_heads} heads × {d} = {width} dimensions",
-               wide=True)],
-        [Panel("w_o", "W_O", rows="dimension", x_title="output dimension"),
-         Panel("output", "output = Concat · W_O + b_O")],
+        [Panel("concat", _("Concat(Z¹…Z{n}): {n} heads × {d} = {width} dimensions", n=n_heads,
+                           d=d, width=width), wide=True)],
+        [Panel("w_o", "W_O", rows="dimension", x_title=N_("output dimension")),
+         Panel("output", _("output = Concat · W_O + b_O"))],
     ]  # fmt: skip
 
+
+AXES = {"query": N_("query"), "token": N_("token"), "dimension": N_("dimension")}
+# a panel's row axis by its id
 
 FORMULAS = [
     r"Q = X W_Q^{(h)} + b_Q,\quad K = X W_K^{(h)} + b_K,\quad V = X W_V^{(h)} + b_V",
@@ -82,21 +87,25 @@ FORMULAS = [
 
 def _notice(step: int, s: AttentionSteps, causal: bool) -> str:
     d = s.d_head
-    return [
-        f"Each head has its own W_Q, W_K, W_V ({s.x.shape[1]} × {d}): they turn every token's "
-        f"vector into a query, a key and a value of {d} numbers.",
-        f"Row i, column j: how well query i matches key j. Dividing by √{d} = {np.sqrt(d):.2f} "
-        "keeps the scores from growing with the vectors' length, so the softmax does not "
-        "saturate.",
-        "A causal (GPT-style) model masks the future: −∞ above the diagonal becomes weight 0."
-        if causal
-        else "An encoder (BERT-style) masks nothing here: every token may look at every token "
-        "(only [PAD] keys of a batch would be masked).",
-        "Each output row is a weighted blend of the value rows: a soft dictionary lookup in "
-        "which every key answers a little.",
-        "The heads' outputs are laid side by side and mixed by W_O. Then add & norm: "
-        "LayerNorm(X + output), an MLP, and add & norm again.",
-    ][step]
+    if step == 0:
+        return _("Each head has its own W_Q, W_K, W_V ({width} × {d}): they turn every token's "
+                 "vector into a query, a key and a value of {d} numbers.", width=s.x.shape[1],
+                 d=d)  # fmt: skip
+    if step == 1:
+        return _("Row i, column j: how well query i matches key j. Dividing by √{d} = {root} "
+                 "keeps the scores from growing with the vectors' length, so the softmax does "
+                 "not saturate.", d=d, root=format(np.sqrt(d), ".2f"))  # fmt: skip
+    if step == 2 and causal:
+        return _("A causal (GPT-style) model masks the future: −∞ above the diagonal becomes "
+                 "weight 0.")  # fmt: skip
+    if step == 2:
+        return _("An encoder (BERT-style) masks nothing here: every token may look at every "
+                 "token (only [PAD] keys of a batch would be masked).")  # fmt: skip
+    if step == 3:
+        return _("Each output row is a weighted blend of the value rows: a soft dictionary "
+                 "lookup in which every key answers a little.")  # fmt: skip
+    return _("The heads' outputs are laid side by side and mixed by W_O. Then add & norm: "
+             "LayerNorm(X + output), an MLP, and add & norm again.")
 
 
 def draw_step(
@@ -114,7 +123,7 @@ def draw_step(
     `window` zooms the token rows and key columns of a long sentence."""
     st.latex(FORMULAS[step].replace("(h)", f"({head + 1})"))
     for row in _panels(step, head + 1, s.d_head, n_heads, s.concat.shape[1]):
-        places = [st.container() for _ in row] if row[0].wide or window else st.columns(2)
+        places = [st.container() for _panel in row] if row[0].wide or window else st.columns(2)
         for place, panel in zip(places, row, strict=False):
             values = getattr(s, panel.values)
             labels = tokens if panel.rows == "token" else [str(i) for i in range(len(values))]
@@ -122,22 +131,24 @@ def draw_step(
                 chart(
                     f"att_step_{panel.values}_{step}", where, viz.matrix_heatmap, values, labels,
                     tokens if panel.by_key else None, title=panel.title, signed=panel.signed,
-                    x_title=panel.x_title, y_title="query" if panel.by_key else panel.rows,
+                    x_title=_(panel.x_title), y_title=_(AXES["query" if panel.by_key else
+                                                            panel.rows]),
                     window=window, rows=panel.rows == "token", cols=panel.by_key,
                     filename=f"step{step + 1}_{panel.values}",
                 )  # fmt: skip
     st.caption(_notice(step, s, causal))
-    if step == 0 and st.toggle("Show the learned weights W_Q, W_K, W_V", key="att_show_w"):
+    if step == 0 and st.toggle(_("Show the learned weights W_Q, W_K, W_V"), key="att_show_w"):
         rows = [str(i) for i in range(s.w_q.shape[0])]
         for column, name in zip(st.columns(3), ("w_q", "w_k", "w_v"), strict=True):
             with column:
-                title = f"W_{name[-1].upper()} of head {head + 1}"
+                title = _("{matrix} of head {head}", matrix=f"W_{name[-1].upper()}",
+                          head=head + 1)
                 chart(
                     f"att_step_{name}", where, viz.matrix_heatmap, getattr(s, name), rows,
-                    title=title, x_title="head dimension", y_title="input dimension",
+                    title=title, x_title=_("head dimension"), y_title=_("input dimension"),
                     filename=f"step1_{name}",
                 )  # fmt: skip
-    st.caption(
-        f"Recomputed here from X and the weights; it matches the model's own numbers to within "
-        f"{s.max_error:.1e}."
-    )
+    st.caption(_(
+        "Recomputed here from X and the weights; it matches the model's own numbers to within "
+        "{error}.", error=format(s.max_error, ".1e"),
+    ))

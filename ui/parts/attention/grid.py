@@ -11,6 +11,7 @@ import streamlit as st
 
 import viz
 from analysis.heads import SUMMARIES, head_roles, head_summary, pages
+from i18n import N_, _
 from ui.figures import chart
 from ui.show import when_open
 from ui.view import View
@@ -23,12 +24,13 @@ SUMMARY_FROM = 4  # models with more layers than this get the per-head summary
 
 
 def _pick(label: str, spans: list[tuple[int, int]], key: str, name: str) -> tuple[int, int]:
-    """One page of a list (a segmented control when there are several), as [start, end)."""
+    """One page of a list (a segmented control when there are several), as [start, end);
+    `name` is a message with {first} and {last} ("layers {first}–{last}")."""
     if len(spans) == 1:
         return spans[0]
     chosen = st.segmented_control(
         label, range(len(spans)), key=key, default=0,
-        format_func=lambda i: f"{name} {spans[i][0] + 1}–{spans[i][1]}",
+        format_func=lambda i: _(name, first=spans[i][0] + 1, last=spans[i][1]),
     )  # fmt: skip
     return spans[chosen or 0]
 
@@ -36,7 +38,7 @@ def _pick(label: str, spans: list[tuple[int, int]], key: str, name: str) -> tupl
 @st.fragment
 def layer_grid(view: View) -> None:
     """Every layer x head, in an expander drawn only while it is open."""
-    when_open("Every layer × head at once", "att_grid_open", ":material/grid_view:",
+    when_open(_("Every layer × head at once"), "att_grid_open", ":material/grid_view:",
               lambda: _grid(view))  # fmt: skip
 
 
@@ -45,26 +47,31 @@ def _grid(view: View) -> None:
     t = view.trace
     stack = t.attention_stack()
     if t.n_layers > SUMMARY_FROM:
-        what = st.selectbox("One number per head", list(SUMMARIES), key="att_summary")
+        what = st.selectbox(_("One number per head"), list(SUMMARIES), key="att_summary",
+                            format_func=_)  # fmt: skip
         chart(
             "att_summary_map", (view.key, what), viz.matrix_heatmap,
-            head_summary(stack, what), [f"layer {i + 1}" for i in range(t.n_layers)],
-            [f"head {h + 1}" for h in range(t.n_heads)], title=f"{what}, every head",
-            signed=False, x_title="head", y_title="layer", filename="attention_summary",
+            head_summary(stack, what), [_("layer {n}", n=i + 1) for i in range(t.n_layers)],
+            [_("head {n}", n=h + 1) for h in range(t.n_heads)],
+            title=_("{what}, every head", what=_(what)), signed=False, x_title=_("head"),
+            y_title=_("layer"), filename="attention_summary",
         )  # fmt: skip
-        st.caption(f"Each cell: {SUMMARIES[what]}. Pick layers below to see their heads.")
+        st.caption(_("Each cell: {what}. Pick layers below to see their heads.",
+                     what=_(SUMMARIES[what])))  # fmt: skip
     c1, c2, c3 = st.columns(3)
     with c1:
-        lo, hi = _pick("Layers", pages(t.n_layers, GRID_LAYERS), "att_grid_layers", "layers")
+        lo, hi = _pick(_("Layers"), pages(t.n_layers, GRID_LAYERS), "att_grid_layers",
+                       N_("layers {first}–{last}"))  # fmt: skip
     with c2:
-        h0, h1 = _pick("Heads", pages(t.n_heads, GRID_HEADS), "att_grid_heads", "heads")
+        h0, h1 = _pick(_("Heads"), pages(t.n_heads, GRID_HEADS), "att_grid_heads",
+                       N_("heads {first}–{last}"))  # fmt: skip
     n = len(t.tokens)
     p0 = 0
     if n > GRID_TOKENS:
         with c3:
             p0 = st.slider(
-                "First position", 0, n - GRID_TOKENS, 0, key="att_grid_from",
-                help=f"The grid shows {GRID_TOKENS} positions at a time.",
+                _("First position"), 0, n - GRID_TOKENS, 0, key="att_grid_from",
+                help=_("The grid shows {n} positions at a time.", n=GRID_TOKENS),
             )  # fmt: skip
     p1 = min(n, p0 + GRID_TOKENS)
     chart(
@@ -72,12 +79,18 @@ def _grid(view: View) -> None:
         stack[lo:hi, h0:h1, p0:p1, p0:p1], t.tokens[p0:p1], lo, h0,
         filename="attention_grid",
     )  # fmt: skip
-    shown = f"layers {lo + 1}–{hi} of {t.n_layers}, heads {h0 + 1}–{h1} of {t.n_heads}"
-    if n > GRID_TOKENS:
-        shown += f", positions {p0}–{p1 - 1} of {n}"
-    spread = head_roles(stack, t.causal)["spread"].mean(axis=1)  # per layer, 0..1
-    st.caption(
-        f"Rows are layers, columns heads ({shown}). Measured on this sentence: a head's "
-        f"weights spread over {spread[0]:.0%} of the most they could in layer 1 and "
-        f"{spread[-1]:.0%} in layer {t.n_layers} (0%: every query looks at one token)."
+    span = {"lo": lo + 1, "hi": hi, "layers": t.n_layers, "h0": h0 + 1, "h1": h1,
+            "heads": t.n_heads}  # fmt: skip
+    shown = (
+        _("layers {lo}–{hi} of {layers}, heads {h0}–{h1} of {heads}, positions {p0}–{p1} of "
+          "{n}", **span, p0=p0, p1=p1 - 1, n=n)
+        if n > GRID_TOKENS
+        else _("layers {lo}–{hi} of {layers}, heads {h0}–{h1} of {heads}", **span)
     )
+    spread = head_roles(stack, t.causal)["spread"].mean(axis=1)  # per layer, 0..1
+    st.caption(_(
+        "Rows are layers, columns heads ({shown}). Measured on this sentence: a head's "
+        "weights spread over {first} of the most they could in layer 1 and {last} in layer "
+        "{n} (0%: every query looks at one token).", shown=shown,
+        first=format(spread[0], ".0%"), last=format(spread[-1], ".0%"), n=t.n_layers,
+    ))

@@ -9,6 +9,7 @@ import streamlit as st
 import analysis
 import viz
 from analysis.query import LINK_MIN_RATIO, LINK_MIN_WEIGHT, HeadLink, default_key, head_links
+from i18n import _, particle
 from model import Trace
 from ui import cache
 from ui.figures import chart
@@ -25,18 +26,19 @@ def _show_head(layer: int, head: int) -> None:
 
 
 def _summary(best: HeadLink, query: str, key: str) -> str:
-    q, k = md_escape(query), md_escape(key)
-    where = f"layer {best.layer + 1}, head {best.head + 1}"
+    said = {"q": md_escape(query), "k": md_escape(key), "layer": best.layer + 1,
+            "head": best.head + 1, "weight": format(best.weight, ".2f"),
+            "others": format(best.others, ".2f")}  # fmt: skip
     if best.link:
-        return (f"**{q} → {k}** stands out in {where}: weight {best.weight:.2f}, while the "
-                f"other words give '{k}' {best.others:.2f} on average. A real link.")  # fmt: skip
+        return _("**{q} → {k}** stands out in layer {layer}, head {head}: weight {weight}, "
+                 "while the other words give '{k}' {others} on average. A real link.", **said)
     if best.weight >= LINK_MIN_WEIGHT:
-        return (f"The strongest {q} → {k} is {best.weight:.2f} in {where}, but the other words "
-                f"give '{k}' {best.others:.2f} on average: every token looks there, so this is "
-                f"no link between '{q}' and '{k}'.")  # fmt: skip
-    return (f"No head links {q} → {k}: the most it gets is {best.weight:.2f} ({where}, other "
-            f"words {best.others:.2f}). This model spreads that relation over many heads or "
-            "does not draw it.")  # fmt: skip
+        return _("The strongest {q} → {k} is {weight} in layer {layer}, head {head}, but the "
+                 "other words give '{k}' {others} on average: every token looks there, so this "
+                 "is no link between '{q}' and '{k}'.", **said)  # fmt: skip
+    return _("No head links {q} → {k}: the most it gets is {weight} (layer {layer}, head "
+             "{head}, other words {others}). This model spreads that relation over many heads "
+             "or does not draw it.", **said)  # fmt: skip
 
 
 def masked_alternative(view: View, query: int) -> None:
@@ -57,8 +59,9 @@ def masked_alternative(view: View, query: int) -> None:
     hidden = [n for n, x in enumerate(masked) if x == mask]
     ranked = cache.fill_mask_ids(masked, name, view.device, 3)[hidden.index(where)]
     guesses = ", ".join(f"'{md_escape(w)}' {p:.0%}" for w, p in ranked)
-    st.caption(f"With '{md_escape(t.tokens[query])}' hidden behind [MASK], the encoder "
-               f"{name} guesses {guesses}.")  # fmt: skip
+    st.caption(_("With '{word}' hidden behind [MASK], the encoder {model} guesses {guesses}.",
+                 word=md_escape(t.tokens[query]), model=name,
+                 model_topic=particle(name, "은/는"), guesses=guesses))  # fmt: skip
 
 
 def follow_query_box(view: View, layer: int, head: int, label: str) -> None:
@@ -77,33 +80,41 @@ def follow_query(view: View, layer: int, head: int) -> None:
     attention = t.attention_stack()
     c1, c2 = st.columns(2)
     start = words.index(analysis.default_token(t.tokens, ("bank", "he")))
-    query = c1.selectbox("Query token", words, key="att_query", format_func=labels.__getitem__,
+    query = c1.selectbox(_("Query token"), words, key="att_query", format_func=labels.__getitem__,
                          index=start)  # fmt: skip
     keys = [i for i in words if i != query] or words
     first = default_key(t.tokens, query, attention)
-    key = c2.selectbox("Key to look for", keys, key="att_key", format_func=labels.__getitem__,
+    key = c2.selectbox(_("Key to look for"), keys, key="att_key", format_func=labels.__getitem__,
                        index=keys.index(first) if first in keys else 0)  # fmt: skip
     row = t.layers[layer].attention[head][query]
     chart("att_query_row", (view.key, layer, head, query), viz.attention_row, row, t.tokens,
           t.tokens[query], query_index=query,
-          title=f"'{t.tokens[query]}' attends to… (layer {layer + 1}, head {head + 1})",
+          title=_("'{token}' attends to… (layer {layer}, head {head})", token=t.tokens[query],
+                  layer=layer + 1, head=head + 1),
           filename=f"query_{query}")  # fmt: skip
     links = head_links(attention, t.tokens, query, key, t.causal)
     st.markdown(_summary(links[0], t.tokens[query], t.tokens[key]))
     table = [
-        {"layer": h.layer + 1, "head": h.head + 1, f"{t.tokens[query]} → {t.tokens[key]}":
-         round(h.weight, 3), "other words → key (mean)": round(h.others, 3),
-         "verdict": h.verdict}
+        {_("layer"): h.layer + 1, _("head"): h.head + 1, f"{t.tokens[query]} → {t.tokens[key]}":
+         round(h.weight, 3), _("other words → key (mean)"): round(h.others, 3),
+         _("verdict"): _(h.verdict)}
         for h in links[:SHOWN_HEADS]
     ]  # fmt: skip
     st.dataframe(table, hide_index=True)
     best = links[0]
-    st.button(f"Show layer {best.layer + 1}, head {best.head + 1} above", key="att_go",
+    st.button(_("Show layer {layer}, head {head} above", layer=best.layer + 1,
+                head=best.head + 1), key="att_go",
               on_click=_show_head, args=(best.layer, best.head))  # fmt: skip
+    limits = {"weight": LINK_MIN_WEIGHT, "ratio": format(LINK_MIN_RATIO, ".0f")}
     st.caption(
-        f"Heads ranked by how far the query stands out: its weight on the key minus the mean "
-        f"weight the other words{' that can see the key' if t.causal else ''} give the same "
-        f"key. A link needs at least {LINK_MIN_WEIGHT} and {LINK_MIN_RATIO:.0f}× the others' "
-        "mean; a head where every token looks at the key shows a habit, not a link."
+        _("Heads ranked by how far the query stands out: its weight on the key minus the mean "
+          "weight the other words that can see the key give the same key. A link needs at "
+          "least {weight} and {ratio}× the others' mean; a head where every token looks at the "
+          "key shows a habit, not a link.", **limits)
+        if t.causal
+        else _("Heads ranked by how far the query stands out: its weight on the key minus the "
+               "mean weight the other words give the same key. A link needs at least {weight} "
+               "and {ratio}× the others' mean; a head where every token looks at the key shows "
+               "a habit, not a link.", **limits)
     )
     masked_alternative(view, query)

@@ -86,7 +86,7 @@ def effects(q: Question, heads: Sequence[Head]) -> tuple[np.ndarray, float]:
 
 def knockout_grid(q: Question, stacks: dict[str, tuple[int, int]], where: tuple) -> None:
     """The layer x head grid of single-head effects, and what it says."""
-    n_layers = max(n for n, _ in stacks.values())
+    n_layers = max(n for n, _h in stacks.values())
     n_heads = len(single_heads(stacks))
     parts = layers_on_request(("ko", q), n_layers, n_heads, cache.is_big(q.name, q.device),
                               lambda layer: effects(q, single_heads(stacks, [layer])))
@@ -97,7 +97,7 @@ def knockout_grid(q: Question, stacks: dict[str, tuple[int, int]], where: tuple)
         return
     else:  # the layers computed so far
         heads, done = single_heads(stacks, range(len(parts))), len(parts)
-        moved, clean = np.concatenate([m for m, _ in parts]), parts[0][1]
+        moved, clean = np.concatenate([m for m, _c in parts]), parts[0][1]
     grid, rows = effect_grid(heads, moved, stacks)
     cols = [f"head {h + 1}" for h in range(grid.shape[1])]
     chart("ko_grid", (where, q, done), viz.matrix_heatmap, grid, rows, cols,
