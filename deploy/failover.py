@@ -29,7 +29,8 @@ streamlit 1.67 (measured, tests/e2e/test_deploy.py::test_a_class_through_faults)
   itself is run as the browser sent it (every widget's value; the whole page when its
   fragment has another id here): the widgets that differ from a fresh visit (the new
   sentence, an uploaded file, a chosen layer or head) fire their callbacks as on any
-  change, and the tab answers its input.
+  change, and the tab answers its input. A file it uploaded to the replica that died is
+  left out (its uploader reads as empty here).
 
 Requests that arrive while that first visit runs wait for it; only the newest is run. A tab
 that reconnects to the replica that still holds its session (nginx restarted, a network
@@ -75,6 +76,26 @@ def _whole(client_state):
     whole.fragment_id = ""
     whole.is_auto_rerun = False
     return whole
+
+
+def _without_lost_files(session, client_state):
+    """`client_state` without the uploaded files this replica does not hold: a file the tab
+    uploaded to the replica that died is gone (its uploader then reads as empty here, not
+    as a file that was deleted, which the app's callback cannot read); one uploaded here
+    since the tab moved is kept."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    kept = ClientState()
+    kept.CopyFrom(client_state)
+    for widget in kept.widget_states.widgets:
+        if widget.WhichOneof("value") != "file_uploader_state_value":
+            continue
+        infos = widget.file_uploader_state_value.uploaded_file_info
+        ids = [info.file_id for info in infos]
+        here = {r.file_id for r in session._uploaded_file_mgr.get_files(session.id, ids)}
+        for info in [info for info in infos if info.file_id not in here]:
+            infos.remove(info)
+    return kept
 
 
 def _ask(every: float | None):
@@ -145,6 +166,7 @@ def install() -> None:
         if current and event == ScriptRunnerEvent.SHUTDOWN and queued is not None:
             setattr(self, QUEUED, None)
             if self._state.name != "SHUTDOWN_REQUESTED":
+                queued = _without_lost_files(self, queued)
                 rerun(self, queued if self.has_fragment(queued.fragment_id) else _whole(queued))
 
     WebsocketSessionManager.connect_session = connect_session

@@ -57,3 +57,25 @@ def test_the_first_run_is_a_visit_of_the_url() -> None:
     assert visit.fragment_id == "" and not visit.is_auto_rerun
     assert len(visit.widget_states.widgets) == 0
     assert state.widget_states.widgets[0].string_value == "A new sentence"  # untouched
+
+
+def test_files_the_replica_does_not_hold_are_left_out() -> None:
+    class Files:
+        def get_files(self, session_id, file_ids):
+            assert session_id == "s1"
+            return [type("Rec", (), {"file_id": i})() for i in file_ids if i == "here"]
+
+    session = type("Session", (), {"id": "s1", "_uploaded_file_mgr": Files()})()
+    state = ClientState()
+    upload = state.widget_states.widgets.add()
+    upload.id = "w_upload"
+    for file_id in ("gone", "here"):
+        info = upload.file_uploader_state_value.uploaded_file_info.add()
+        info.file_id, info.name = file_id, f"{file_id}.txt"
+    text = state.widget_states.widgets.add()
+    text.id, text.string_value = "w_sentence", "kept"
+    kept = failover._without_lost_files(session, state)
+    files = kept.widget_states.widgets[0].file_uploader_state_value.uploaded_file_info
+    assert [f.file_id for f in files] == ["here"]
+    assert kept.widget_states.widgets[1].string_value == "kept"
+    assert len(state.widget_states.widgets[0].file_uploader_state_value.uploaded_file_info) == 2

@@ -58,6 +58,8 @@ class Fault:
     lessons_ok: int = 0
     lessons_hit: int = 0
     repeated: int = 0  # actions of the sessions it hit that were done once more
+    settled_s: float | None = None  # until the driver moved on
+    reloaded: int = 0  # first pages loading at the fault that never booted and were reloaded
 
     def row(self) -> dict:
         rec = [v for v in self.reconnect_s.values() if v is not None]
@@ -80,6 +82,8 @@ class Fault:
             "back_s": None if self.back_s is None else round(self.back_s, 1),
             "lesson_tabs": f"{self.lessons_ok}/{self.lessons_hit}",
             "repeated": self.repeated,
+            "reloaded": self.reloaded,
+            "settled_s": None if self.settled_s is None else round(self.settled_s, 1),
             "lost_why": self.lost,
         }
 
@@ -87,8 +91,9 @@ class Fault:
 def table(rows: list[dict]) -> str:
     head = ("| fault | hit | at (s into the class) | tabs on it | recovered | lost "
             "| reconnected, median / worst (s) | next answer, median / worst (s) "
-            "| back up (s) | lesson tabs kept and answered | actions repeated |")  # fmt: skip
-    lines = [head, "|---|---|" + "---:|" * 9]
+            "| back up (s) | lesson tabs kept and answered | actions repeated "
+            "| first pages reloaded |")  # fmt: skip
+    lines = [head, "|---|---|" + "---:|" * 10]
 
     def pair(a, b) -> str:
         return "-" if a is None else f"{a} / {b}"
@@ -99,7 +104,7 @@ def table(rows: list[dict]) -> str:
             f"| {r['lost']} | {pair(r['reconnect_median_s'], r['reconnect_worst_s'])} "
             f"| {pair(r['answer_median_s'], r['answer_worst_s'])} "
             f"| {r['back_s'] if r['back_s'] is not None else '-'} | {r['lesson_tabs']} "
-            f"| {r['repeated']} |"
+            f"| {r['repeated']} | {r['reloaded']} |"
         )
     return "\n".join(lines)
 
@@ -280,8 +285,15 @@ class Driver:
             if not pending and fault.back_s is not None:
                 break
             await asyncio.sleep(0.5)
+        # A session that ended its walk right at the fault, with nothing after it, was not
+        # on what the fault hit any more.
+        done = [i for i in hit_sessions if i not in crowd.active and i not in crowd.failed
+                and self.answered(crowd, i, fault) is None]  # fmt: skip
+        fault.tabs = [t for t in fault.tabs if t not in done]
+        hit_sessions = [i for i in hit_sessions if i not in done]
         for i in hit_sessions:
             fault.answered_s[i] = self.answered(crowd, i, fault)
+        fault.settled_s = time.time() - fault.at
         for tab in fault.tabs:
             fault.reconnect_s[tab] = await self.reconnected(crowd, tab, fault)
             name = tab.name if isinstance(tab, Lesson) else f"session {tab}"
@@ -310,6 +322,8 @@ class Driver:
             hit = {t for t in fault.tabs if isinstance(t, int)}
             fault.repeated = sum(1 for t, i, _ in crowd.repeated
                                  if i in hit and fault.at < t < fault.at + SETTLE_S)  # fmt: skip
+            fault.reloaded = sum(1 for t, _ in crowd.reopened
+                                 if fault.at - crowds.BOOT_S < t < fault.at + SETTLE_S)  # fmt: skip
             for i in fault.tabs:
                 if isinstance(i, int) and i in crowd.failed:
                     why = next((f for f in crowd.failures if f.startswith(f"session {i}:")), "")

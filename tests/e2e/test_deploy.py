@@ -42,7 +42,7 @@ from pathlib import Path
 import pytest
 
 from deploy import serve
-from tests.e2e import crowd, faults, harness
+from tests.e2e import crowd, faults, harness, trainer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.deploy]
 
@@ -69,6 +69,8 @@ RECONNECT_LIMIT_S = 10  # a killed replica, a restarted nginx: every tab back wi
 # a busy machine), kills it, and its tabs reconnect elsewhere (about 1 s)
 HUNG_LIMIT_S = 15
 RESTART_LIMIT_S = 30  # a dead or hung replica healthy again within this
+# The class while a teacher keeps a training running (issue 28): 1 replica, this many sessions
+TRAINING_SESSIONS = int(os.environ.get("GLASSBOX_TRAINING_SESSIONS", "12"))
 
 
 @pytest.fixture(scope="module")
@@ -255,4 +257,35 @@ def test_a_class_through_faults(nginx_path, chromium_path, tokenizers, request) 
         name = f"r{kill.target.split()[-1]}"
         if later and name not in later.values():
             problems.append(f"no new session reached {kill.target} after its restart: {later}")
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.timeout(60 + 25 * TRAINING_SESSIONS + START_TIMEOUT_S + 240)
+def test_a_class_while_one_trains(nginx_path, chromium_path, tokenizers, request) -> None:
+    """One replica, a class walking the app while a teacher's tab keeps a training running
+    on the Watch-it-learn page (tests/e2e/trainer.py): every session finishes as in the
+    class test, and every training run ends within its budget. The latency table (its row
+    "1 + training") sits beside the class test's rows; nothing is timed-asserted."""
+    plan = crowd.make_plan(TRAINING_SESSIONS, tokenizers, seed=2)
+    served = Served(1, "training")
+    try:
+        info = served.start()
+        teacher = trainer.Trainer(served.url)
+        result = _crowd(served.url, plan, chromium_path, during=teacher)
+    finally:
+        status = served.stop(signal.SIGTERM)
+    row = crowd.row(1, info["replicas"][0]["threads"], result, crowd.routing(
+        served.run_dir / "access.log"))  # fmt: skip
+    row["replicas"] = "1 + training"
+    report = {**row, "training_runs": teacher.runs}
+    (RUNS / "training.json").write_text(json.dumps(report, indent=1) + "\n")
+    lines = request.config.stash.setdefault(harness.REPORT_KEY, [])
+    lines += [f"deploy while one trains: {TRAINING_SESSIONS} sessions, {CONCURRENCY} at a time, "
+              f"1 replica; {teacher.summary()}", *crowd.table([row]).split("\n"),
+              f"  median per action (ms): {row['p50_ms_by_action']}"]  # fmt: skip
+    problems = list(result.failures)
+    if status != 0:
+        problems.append(f"deploy.serve exited {status} on SIGTERM")
+    if not teacher.runs:
+        problems.append("no training run ended while the class walked")
     assert not problems, "\n".join(problems[:20])
