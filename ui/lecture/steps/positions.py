@@ -24,6 +24,12 @@ SAME, DIFFERENT = N_("the same vector"), N_("different vectors")
 WITH, WITHOUT = N_("with positions"), N_("without positions")
 
 
+def stages(n_layers: int) -> list[str]:
+    """analysis.cosines_by_stage's stages, named in the session's language."""
+    return [_("input (embedding + position)"),
+            *(_("after layer {n}", n=n) for n in range(1, n_layers + 1))]  # fmt: skip
+
+
 def draw() -> None:
     name, device = pick("masked")  # an encoder: without positions it sees a set
     on = [cache.get_trace(s, name, device) for s in (DOG_MAN, MAN_DOG)]
@@ -41,7 +47,7 @@ def draw() -> None:
                label=_):  # fmt: skip
         series = {_(WITH): list(analysis.cosines_by_stage(*on, i, j)),
                   _(WITHOUT): list(analysis.cosines_by_stage(*off, i, j))}  # fmt: skip
-        chart("l5_cos", (name, "dog"), viz.cosine_by_layer, analysis.stage_names(on[0].n_layers),
+        chart("l5_cos", (name, "dog"), viz.cosine_by_layer, stages(on[0].n_layers),
               series, _("“dog” in the two sentences: cosine per layer"),
               filename="lecture_order")  # fmt: skip
         chart("l5_sin", (DOG_MAN, name), viz.sinusoidal_heatmap, on[0].positional, on[0].tokens,
@@ -61,6 +67,6 @@ def draw() -> None:
         word, i, j = shared[0]
         series = {_(WITH): list(analysis.cosines_by_stage(pair[0], pair[1], i, j)),
                   _(WITHOUT): list(analysis.cosines_by_stage(pair[2], pair[3], i, j))}
-        chart("l5_own", (a, b, name), viz.cosine_by_layer, analysis.stage_names(pair[0].n_layers),
+        chart("l5_own", (a, b, name), viz.cosine_by_layer, stages(pair[0].n_layers),
               series, _("“{word}” in A and in B: cosine per layer", word=word),
               filename="lecture_own_order")  # fmt: skip
