@@ -22,6 +22,7 @@ preload_plotly()  # first: the browser loads Plotly while the page is computed (
 # Imported after the hidden chart is sent: on a fresh server's first run these imports
 # (the model registry, the caches: ~90 ms alone, more while the server is also sending the
 # page's JavaScript) no longer delay the browser's download of Plotly.
+from i18n import _  # noqa: E402
 from ui.cache import warm_up  # noqa: E402
 from ui.lecture import frame as lecture  # noqa: E402
 from ui.registry import PAGES  # noqa: E402
@@ -38,21 +39,24 @@ def _home() -> None:
     st.switch_page(pages[wanted] if wanted in pages else pages[PAGES[0].key])
 
 
-pages = {spec.key: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key)
+init_state()  # first: the URL's sentence, model and language are read once per session
+# The menu in the session's language: titles and sections are N_() messages, translated here
+# each run; a page's identity is its key (its address), never its title.
+pages = {spec.key: st.Page(spec.path, title=_(spec.title), icon=spec.icon, url_path=spec.key)
          for spec in PAGES}  # fmt: skip
 steps = lecture.pages()  # the overview and every step, served from the syllabus
 pages |= {page.url_path: page for page in steps}
-home = st.Page(_home, title=PAGES[0].title, url_path="home", default=True, visibility="hidden")
+home = st.Page(_home, title=_(PAGES[0].title), url_path="home", default=True,
+               visibility="hidden")  # fmt: skip
 sections: dict[str, list[st.Page]] = {}
 for spec in PAGES:
-    sections.setdefault(spec.section, []).append(pages[spec.key])
-sections[PAGES[0].section].insert(0, home)
-sections[lecture.SECTION] = steps + lecture.old_links()  # hidden: /lecture_5 opens its step
+    sections.setdefault(_(spec.section), []).append(pages[spec.key])
+sections[_(PAGES[0].section)].insert(0, home)
+sections[_(lecture.SECTION)] = steps + lecture.old_links()  # hidden: /lecture_5 opens its step
 legacy = in_legacy_mode()  # a fresh server's first visit: see ui/workarounds
 current = st.navigation(sections)
 if legacy:
     dismiss_page_not_found()
-init_state()  # before a switch: the URL's sentence and model are read once per session
 current.run()
 # Once per process, after the first page ran to its end (not after the root's switch to it):
 # PyTorch and every shipped model load in the background while the browser draws.

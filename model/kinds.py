@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from i18n import N_
+
 KINDS = ("encoder", "decoder", "encoder-decoder", "recurrent", "vision")
 CAPABILITIES = ("trace", "fill_mask", "next_token", "generate", "translate", "classify")
 DOES = {  # what each capability lets a model do, for messages: "cannot fill in a [MASK]"
@@ -20,6 +22,31 @@ DOES = {  # what each capability lets a model do, for messages: "cannot fill in 
     "translate": "translate",
     "classify": "classify an image",
 }
+# The pages' messages about a capability, each one whole sentence (a translation puts the
+# verb where its language wants it, so no sentence is glued from DOES): shown with _().
+NO_MODEL = {  # no model here can serve a page that needs it
+    "trace": N_("No model here can show a forward pass, so this page cannot run."),
+    "fill_mask": N_("No model here can fill in a [MASK], so this page cannot run."),
+    "next_token": N_("No model here can predict the next token, so this page cannot run."),
+    "generate": N_("No model here can write text, so this page cannot run."),
+    "translate": N_("No model here can translate, so this page cannot run."),
+    "classify": N_("No model here can classify an image, so this page cannot run."),
+}
+RUNS_ANOTHER = {  # the sidebar's model cannot serve the page: it runs {model} instead
+    "trace": N_("This page needs a model that can show a forward pass: it runs {model}. "
+                "The sidebar's {chosen} still applies on the pages it can serve."),
+    "fill_mask": N_("This page needs a model that can fill in a [MASK]: it runs {model}. "
+                    "The sidebar's {chosen} still applies on the pages it can serve."),
+    "next_token": N_("This page needs a model that can predict the next token: it runs "
+                     "{model}. The sidebar's {chosen} still applies on the pages it can "
+                     "serve."),
+    "generate": N_("This page needs a model that can write text: it runs {model}. The "
+                   "sidebar's {chosen} still applies on the pages it can serve."),
+    "translate": N_("This page needs a model that can translate: it runs {model}. The "
+                    "sidebar's {chosen} still applies on the pages it can serve."),
+    "classify": N_("This page needs a model that can classify an image: it runs {model}. "
+                   "The sidebar's {chosen} still applies on the pages it can serve."),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -28,30 +55,34 @@ class KindInfo:
 
     implementation: str  # "module:Class", a subclass of model.contract.Model
     capabilities: frozenset[str]
-    label: str  # a few words for menus
+    label: str  # a few words for menus (N_: shown with _())
 
 
 KIND_TABLE: dict[str, KindInfo] = {
     "encoder": KindInfo(
-        "model.lm:TransformerLM", frozenset({"trace", "fill_mask"}), "masked, BERT-style (encoder)"
+        "model.lm:TransformerLM",
+        frozenset({"trace", "fill_mask"}),
+        N_("masked, BERT-style (encoder)"),
     ),
     "decoder": KindInfo(
         "model.lm:TransformerLM",
         frozenset({"trace", "next_token", "generate"}),
-        "causal, GPT-style (decoder)",
+        N_("causal, GPT-style (decoder)"),
     ),
     "encoder-decoder": KindInfo(
         "model.seq2seq:TransformerSeq2Seq",
         frozenset({"trace", "translate"}),
-        "translation (encoder-decoder)",
+        N_("translation (encoder-decoder)"),
     ),
     "recurrent": KindInfo(
         "model.lstm:RecurrentTranslator",
         frozenset({"trace", "translate"}),
-        "LSTM encoder-decoder (recurrent)",
+        N_("LSTM encoder-decoder (recurrent)"),
     ),
     "vision": KindInfo(
-        "model.vit:VisionModel", frozenset({"trace", "classify"}), "Vision Transformer (digits)"
+        "model.vit:VisionModel",
+        frozenset({"trace", "classify"}),
+        N_("Vision Transformer (digits)"),
     ),
 }
 

@@ -7,6 +7,10 @@ a patch) as part of its key, so an experiment never serves a clean run's numbers
 Cache keys are strings, numbers, tuples and small frozen dataclasses only: a model never
 enters a key (`st.cache_data` cannot hash tensors). Everything cached with `cache_data`
 comes back as numpy or plain Python, a fresh copy per call.
+
+What is cached here holds no sentence a person reads: a cache is shared by every session,
+in either language. Text in a language is added after the cache (the tokens' hovers:
+`labelled`), or the language is part of the key (ui/figures.py).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 import streamlit as st
 
 import model
+from i18n import _
 from model import CLEAN, Attribution, Model, ModelInfo, RunOptions, Sampling, Trace, Translation
 from model.trace import load_extras, load_npz
 from ui.registry import PageSpec
@@ -130,7 +135,7 @@ def warm_up() -> None:
         time.sleep(WARM_DELAY_S)
         device = model.pick_device("auto")
         for name in model.shipped():
-            load_model(name, device)
+            _load_model(name, device)  # no session here: no spinner
 
     # No session runs this thread: Streamlit's "missing ScriptRunContext" warning is expected.
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
@@ -139,29 +144,56 @@ def warm_up() -> None:
     threading.Thread(target=run, name=WARM_THREAD, daemon=True).start()
 
 
-@st.cache_resource(show_spinner="Loading the model…", max_entries=8)
-def load_model(name: str, device: str) -> Model:
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _load_model(name: str, device: str) -> Model:
     """The model `name` on `device`, loaded once for all sessions and warmed up once, so
     the first sentence's measured time is the model's, not PyTorch's start-up."""
     _one_thread()
     m = model.load(name, device)
     m.trace(m.example)
+    _loaded.add((name, device))
     return m
 
 
+def load_model(name: str, device: str) -> Model:
+    """The model `name` on `device`, loaded once for all sessions (`_load_model`), with a
+    spinner in the session's language while it loads."""
+    if model_loaded(name, device):
+        return _load_model(name, device)
+    with st.spinner(_("Loading the model…")):
+        return _load_model(name, device)
+
+
+_loaded: set[tuple[str, str]] = set()  # (name, device) pairs loaded in this process
+# The cached functions below load through `_load_model`: no spinner inside a cached function.
+
+
+def model_loaded(name: str, device: str) -> bool:
+    """Whether `_load_model` has loaded it in this process (no spinner is drawn then)."""
+    return (name, device) in _loaded
+
+
 @st.cache_data(show_spinner=False, max_entries=128)
-def get_trace(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
-    """The trace of `text` through model `name` on `device` (numpy arrays; its tokens
-    labelled for the hovers: ui.show.labelled)."""
-    return labelled(load_model(name, device).trace_with(text, options))
+def _trace(text: str, name: str, device: str, options: RunOptions) -> Trace:
+    return _load_model(name, device).trace_with(text, options)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
+def _trace_ids(ids: tuple[int, ...], name: str, device: str, options: RunOptions) -> Trace:
+    return _load_model(name, device).trace_with(list(ids), options)
+
+
+def get_trace(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
+    """The trace of `text` through model `name` on `device` (numpy arrays, cached; its
+    tokens labelled for the hovers in the session's language: ui.show.labelled)."""
+    return labelled(_trace(text, name, device, options))
+
+
 def get_trace_ids(
     ids: tuple[int, ...], name: str, device: str, options: RunOptions = CLEAN
 ) -> Trace:
     """The trace of token ids as they are (masked tokens, generated tokens), labelled."""
-    return labelled(load_model(name, device).trace_with(list(ids), options))
+    return labelled(_trace_ids(ids, name, device, options))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -169,7 +201,7 @@ def fill_mask_ids(
     ids: tuple[int, ...], name: str, device: str, k: int, options: RunOptions = CLEAN
 ) -> list:
     """One ranked [(token, prob), ...] per [MASK] id, in order."""
-    return load_model(name, device).fill_mask_ids(list(ids), k, options)
+    return _load_model(name, device).fill_mask_ids(list(ids), k, options)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -177,14 +209,14 @@ def next_distribution(
     ids: tuple[int, ...], name: str, device: str, sampling: Sampling, options: RunOptions = CLEAN
 ) -> np.ndarray:
     """[V] probabilities of the next token after `ids`, after temperature/top-k/top-p."""
-    return load_model(name, device).next_distribution(list(ids), sampling, options)
+    return _load_model(name, device).next_distribution(list(ids), sampling, options)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def trace_image(pixels: bytes, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
     """The trace of an 8x8 image given as its float32 bytes (hashable) through model `name`."""
     image = np.frombuffer(pixels, dtype=np.float32).reshape(8, 8)
-    return load_model(name, device).trace_with(image, options)
+    return _load_model(name, device).trace_with(image, options)
 
 
 # -- experiments: many passes of one input, each cached on the whole question --------------
@@ -200,7 +232,7 @@ def is_big(name: str, device: str) -> bool:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _n_parameters(name: str, device: str) -> int:
-    m = load_model(name, device)
+    m = _load_model(name, device)
     return int(m.n_parameters()) if hasattr(m, "n_parameters") else 0
 
 
@@ -218,13 +250,13 @@ def log_probs(
     at: tuple[int, ...],
 ) -> np.ndarray:  # fmt: skip
     """[len(runs), len(at), V] log-probabilities of one input under each run, batched."""
-    return load_model(name, device).log_probs(_inputs(inputs), list(runs), list(at))
+    return _load_model(name, device).log_probs(_inputs(inputs), list(runs), list(at))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def logit_lens(inputs: str | tuple, name: str, device: str, at: tuple[int, ...]) -> np.ndarray:
     """[L + 1, len(at), V]: every layer's guess at positions `at`."""
-    return load_model(name, device).logit_lens(_inputs(inputs), list(at))
+    return _load_model(name, device).logit_lens(_inputs(inputs), list(at))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -235,7 +267,7 @@ def attribute(
     integrated gradients on 64 points of the path, 8 for a model of over 50M parameters
     (bounded work: SmolLM2's 16 passes and their gradients took 6 s; bench_interventions)."""
     steps = 8 if is_big(name, device) else 64
-    return load_model(name, device).attribute(list(ids), position, token, method, steps)
+    return _load_model(name, device).attribute(list(ids), position, token, method, steps)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -257,8 +289,8 @@ def vit_report() -> dict:
 def translate(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Translation:
     """The greedy translation of `text` by model `name`, read from its cached trace (one
     greedy decoding for the translation and the trace together)."""
-    trace = get_trace(text, name, device, options)
-    return load_model(name, device).translation_in(trace, text)
+    trace = _trace(text, name, device, options)  # unlabelled: no hover text in a cache
+    return _load_model(name, device).translation_in(trace, text)
 
 
 def _report(name: str) -> dict:
@@ -283,13 +315,13 @@ def evaluation_report() -> dict:
 @st.cache_data(show_spinner=False, max_entries=8)
 def vocabulary(name: str, device: str) -> list[str]:
     """Every token of the vocabulary, by id."""
-    return load_model(name, device).vocabulary()
+    return _load_model(name, device).vocabulary()
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def special_ids(name: str, device: str) -> dict[str, int]:
     """The ids of the special tokens, by name ("[MASK]": 4, ...)."""
-    return load_model(name, device).special_ids()
+    return _load_model(name, device).special_ids()
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -297,10 +329,10 @@ def neighbours(name: str, device: str, token_id: int, k: int) -> tuple[list, np.
     """The k nearest vocabulary tokens to `token_id` by cosine: [(token, cos)], [k, D]."""
     if device == "cpu" and (shipped := shipped_neighbours(name, token_id, k)) is not None:
         return shipped
-    return load_model(name, device).neighbours(token_id, k)
+    return _load_model(name, device).neighbours(token_id, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def attention_weights(name: str, device: str, layer: int) -> dict[str, np.ndarray]:
     """W_Q, W_K, W_V [H, D, Dh], their biases [H, Dh], W_O [D, D] and b_O [D]."""
-    return load_model(name, device).attention_weights(layer)
+    return _load_model(name, device).attention_weights(layer)

@@ -17,10 +17,17 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from i18n import N_, _, language
 from ui.workarounds.chart import plot
 from viz import zoom
 
 MAX_CELLS = 128 * 256  # figures of larger matrices are built afresh, not held in memory
+# The toolbar's words (Plotly's own English, as its locale dictionaries name them), given to
+# Plotly in the session's language; the chart element's own button too (chart.js).
+TOOLBAR = (N_("Download plot as a PNG"), N_("Zoom"), N_("Pan"), N_("Zoom in"), N_("Zoom out"),
+           N_("Autoscale"), N_("Reset axes"), N_("Toggle Spike Lines"),
+           N_("Show closest data on hover"), N_("Compare data on hover"))  # fmt: skip
+FULL_SCREEN = N_("Full screen")
 
 
 @st.cache_resource(max_entries=400, show_spinner=False)
@@ -42,7 +49,10 @@ def figure_json(
     """The JSON of `build(*args, **kwargs)`, zoomed to `window` (viz.zoom), kept per (kind,
     where, window). `where` must name everything the figure depends on: the sentence, model and
     device (View.key) and every picker value that changes it. `cells` is the size of what it
-    draws (default: the size of the array arguments); big figures are not kept."""
+    draws (default: the size of the array arguments); big figures are not kept.
+
+    The figures are kept for every session, so the session's language is part of the key:
+    a Korean session is never sent an English figure, nor the reverse."""
 
     def make() -> str:
         return zoom(build(*args, **kwargs), window, rows=rows, cols=cols).to_json()
@@ -51,7 +61,7 @@ def figure_json(
         cells = sum(np.size(a) for a in args if isinstance(a, np.ndarray))
     if cells > MAX_CELLS:
         return make()
-    return _kept(kind, (where, window, rows, cols), make)
+    return _kept(kind, (where, window, rows, cols, language()), make)
 
 
 def chart(
@@ -69,5 +79,10 @@ def chart(
         "displaylogo": False,
         "toImageButtonOptions": {"format": "png", "filename": filename or widget_key, "scale": 2},
         "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+        "fullScreenTitle": _(FULL_SCREEN),  # read (and removed) by chart.js
     }
+    lang = language()
+    if lang != "en":
+        words = {word: _(word) for word in TOOLBAR}
+        config |= {"locale": lang, "locales": {lang: {"dictionary": words}}}
     plot(spec, widget_key, config)

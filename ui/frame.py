@@ -28,8 +28,9 @@ from typing import TypeVar
 import streamlit as st
 
 import model
+from i18n import _
 from model import Model, Trace
-from model.kinds import DOES
+from model.kinds import NO_MODEL, RUNS_ANOTHER
 from ui import cache, state
 from ui.registry import BY_KEY
 from ui.show import md_escape
@@ -49,8 +50,8 @@ def on_the_gpu_or_the_cpu(run: Callable[[str], T], device: str) -> tuple[T, str]
     except Exception as err:  # noqa: BLE001 - any CUDA failure: driver, memory, build
         if device == "cpu":
             raise
-        st.warning(f"The GPU failed ({type(err).__name__}: {err}). Running on the CPU "
-                   "instead.", icon="⚠️")  # fmt: skip
+        st.warning(_("The GPU failed ({error}). Running on the CPU instead.",
+                     error=f"{type(err).__name__}: {err}"), icon="⚠️")  # fmt: skip
         return run("cpu"), "cpu"
 
 
@@ -84,21 +85,18 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     # The title, and what the page shows folded beside it (a popover opens over the page):
     # the page's first figure comes next, high enough to be seen on a 1280x720 projector.
     title, about = st.columns([3, 1], vertical_alignment="center") if intro else (st, None)
-    title.title(spec.title)
+    title.title(_(spec.title))
     if about is not None:
-        with about.popover("About this page", icon=":material/info:"):
-            st.markdown(intro)
+        with about.popover(_("About this page"), icon=":material/info:"):
+            st.markdown(_(intro))
     if not models:
-        st.error(f"No model here can {DOES[spec.needs]}, so this page cannot run.")
+        st.error(_(NO_MODEL[spec.needs]))
         st.stop()
     if name != ss["model"]:
-        st.caption(
-            f"This page needs a model that can {DOES[spec.needs]}: it runs {name}. "
-            f"The sidebar's {ss['model']} still applies on the pages it can serve."
-        )
+        st.caption(_(RUNS_ANOTHER[spec.needs], model=name, chosen=ss["model"]))
     if not load:
         return Opened(spec, name, "cpu", timing, inputs, loaded=False)
-    _, device = _load_model(name, ss["device"])
+    device = _load_model(name, ss["device"])[1]
     return Opened(spec, name, device, timing, inputs)
 
 
@@ -193,14 +191,14 @@ def _shared_view(opened: Opened, reset: Reset) -> View | None:
     if first is not None:  # drawn at once; the model loads when the page first uses it
         return _view(opened, sentence, first[0], first[1], reset)
     if not opened.loaded:  # the model, on the chosen device, once the shipped trace is past
-        _, opened.device = _load_model(name, st.session_state["device"])
+        opened.device = _load_model(name, st.session_state["device"])[1]
         opened.loaded = True
     if not sentence.strip():
         st.info(
-            "There is no sentence yet. Type one in the **Sentence** box in the sidebar (on "
-            "the left), pick one of the lecture's examples, or upload a text file.",
+            _("There is no sentence yet. Type one in the **Sentence** box in the sidebar (on "
+              "the left), pick one of the lecture's examples, or upload a text file."),
             icon="✍️",
-        )
+        )  # fmt: skip
         return None
     trace, opened.device = on_the_gpu_or_the_cpu(
         lambda d: cache.get_trace(sentence, name, d), opened.device
@@ -217,9 +215,10 @@ def _view(opened: Opened, sentence: str, trace: Trace, notes: tuple[str, ...],
     if trace.truncated:
         kept = len(trace.tokens)
         st.warning(
-            f"The text is {trace.n_input_tokens:,} tokens long, but {name} reads at most "
-            f"{opened.model.max_len}: only the first {kept} tokens "
-            f"({kept / trace.n_input_tokens:.0%}) are used.",
+            _("The text is {n:,} tokens long, but {model} reads at most {max_len}: only the "
+              "first {kept} tokens ({share:.0%}) are used.", n=trace.n_input_tokens,
+              model=name, max_len=opened.model.max_len, kept=kept,
+              share=kept / trace.n_input_tokens),
             icon="✂️",
-        )
+        )  # fmt: skip
     return View(opened.page, sentence, name, opened.device, trace, notes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from i18n import N_
 from model import ModelInfo
 
 TEXT_KINDS = ("encoder", "decoder")  # models whose trace is the typed text itself
@@ -21,9 +22,9 @@ class PageSpec:
     capability (and model kinds) it needs."""
 
     key: str
-    title: str
+    title: str  # N_(): shown with _(spec.title)
     icon: str
-    section: str
+    section: str  # N_(): shown with _(spec.section)
     needs: str  # a capability of model.CAPABILITIES: "trace", "fill_mask", ...
     kinds: tuple[str, ...] = ()  # the model kinds it can draw; () for any kind
     reads: str = "sentence"  # "sentence": the sidebar's shared sentence; "own": its own input
@@ -38,26 +39,27 @@ class PageSpec:
         return self.needs in info.capabilities and (not self.kinds or info.kind in self.kinds)
 
 
+INSIDE, PREDICT = N_("Inside the Transformer"), N_("What the models predict")  # the sections
 PAGES: list[PageSpec] = [
-    PageSpec("tokens", "Tokens and embeddings", ":material/token:", "Inside the Transformer",
+    PageSpec("tokens", N_("Tokens and embeddings"), ":material/token:", INSIDE,
              "trace", TEXT_KINDS),
-    PageSpec("positional", "Positional encoding", ":material/timeline:", "Inside the Transformer",
+    PageSpec("positional", N_("Positional encoding"), ":material/timeline:", INSIDE,
              "trace", TEXT_KINDS),
-    PageSpec("learn", "Watch it learn", ":material/model_training:", "Inside the Transformer",
+    PageSpec("learn", N_("Watch it learn"), ":material/model_training:", INSIDE,
              "trace", ("encoder",), reads="own"),  # trains its own toy model (ui/parts/learn.py)
-    PageSpec("attention", "Attention", ":material/hub:", "Inside the Transformer",
+    PageSpec("attention", N_("Attention"), ":material/hub:", INSIDE,
              "trace", TEXT_KINDS),
-    PageSpec("masked", "Masked prediction (BERT)", ":material/masks:", "What the models predict",
+    PageSpec("masked", N_("Masked prediction (BERT)"), ":material/masks:", PREDICT,
              "fill_mask", TEXT_KINDS),
-    PageSpec("causal", "Causal prediction (GPT)", ":material/trending_flat:",
-             "What the models predict", "next_token", TEXT_KINDS),
-    PageSpec("rnn", "From RNNs to attention", ":material/linear_scale:", "Translation",
+    PageSpec("causal", N_("Causal prediction (GPT)"), ":material/trending_flat:",
+             PREDICT, "next_token", TEXT_KINDS),
+    PageSpec("rnn", N_("From RNNs to attention"), ":material/linear_scale:", N_("Translation"),
              "translate", ("recurrent",), reads="own"),
-    PageSpec("cross_attention", "Encoder-decoder and cross-attention", ":material/translate:",
-             "Translation", "translate", ("encoder-decoder",), reads="own"),
-    PageSpec("vision", "Vision Transformer", ":material/grid_on:", "Vision", "classify",
+    PageSpec("cross_attention", N_("Encoder-decoder and cross-attention"), ":material/translate:",
+             N_("Translation"), "translate", ("encoder-decoder",), reads="own"),
+    PageSpec("vision", N_("Vision Transformer"), ":material/grid_on:", N_("Vision"), "classify",
              ("vision",), reads="own"),
-    PageSpec("build", "Lab: build it yourself", ":material/science:", "Lab", "next_token",
+    PageSpec("build", N_("Lab: build it yourself"), ":material/science:", N_("Lab"), "next_token",
              ("decoder",)),
 ]  # fmt: skip
 BY_KEY: dict[str, PageSpec] = {p.key: p for p in PAGES}

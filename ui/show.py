@@ -12,6 +12,7 @@ import streamlit as st
 
 import analysis
 import viz
+from i18n import _, language
 from model import Trace
 from model.tokenizer import SPACE_MARK
 
@@ -30,16 +31,43 @@ def when_open(label: str, key: str, icon: str, draw: Callable[[], None]) -> None
 
 
 def section_key(page: str) -> str:
-    """The session-state key that holds which of `page`'s section tabs is open."""
+    """The session-state key that holds which of `page`'s section tabs is open: its id (a
+    key of `lazy_sections`' parts, never its words), so it holds across languages."""
     return f"{page}_section"
 
 
-def lazy_sections(page: str, parts: dict[str, Callable[[], None]]) -> None:
-    """`page`'s sections as tabs, labelled by `parts`' keys, of which only the open one is
-    computed and sent (`on_change="rerun"`; its draw function runs inside it): a new input
-    costs only what is on screen. Which tab is open is kept across new inputs."""
-    tabs = st.tabs(list(parts), key=section_key(page), on_change="rerun")
-    for tab, draw in zip(tabs, parts.values(), strict=True):
+Section = tuple[str, Callable[[], None]]  # a tab's label (an N_() or _() message), its draw
+_DRAWN: dict[str, tuple[str, ...]] = {}  # page -> the ids of the tabs it drew last (tests)
+
+
+def section_ids(page: str) -> tuple[str, ...]:
+    """The ids of the section tabs `page` drew last in this process, in order: what a test
+    or a benchmark writes into `section_key(page)` to open one (each page draws the same)."""
+    return _DRAWN.get(page, ())
+
+
+def _on_tab(key: str, widget: str, ids: dict[str, str]) -> None:
+    st.session_state[key] = ids.get(st.session_state[widget], st.session_state.get(key))
+
+
+def lazy_sections(page: str, parts: dict[str, Section]) -> None:
+    """`page`'s sections as tabs, `parts` keyed by each tab's id: (its label, its draw).
+    Only the open tab is computed and sent (a tab switch reruns; its draw function runs
+    inside it): a new input costs only what is on screen. Which tab is open is kept as its
+    id in `section_key(page)`, across new inputs and a change of language: the tabs'
+    widget (whose value Streamlit keeps as the label) has the language in its key and
+    follows the id."""
+    ss = st.session_state
+    key, ids = section_key(page), list(parts)
+    _DRAWN[page] = tuple(ids)
+    labels = [_(label) for label, _draw in parts.values()]
+    if ss.get(key) not in parts:
+        ss[key] = ids[0]
+    widget = f"{key}_tabs_{language()}"
+    ss[widget] = labels[ids.index(ss[key])]
+    tabs = st.tabs(labels, key=widget, on_change=_on_tab,
+                   args=(key, widget, dict(zip(labels, ids, strict=True))))  # fmt: skip
+    for tab, (_label, draw) in zip(tabs, parts.values(), strict=True):
         if tab.open:
             with tab:
                 draw()
@@ -64,8 +92,10 @@ _BYTE = re.compile(r"<0x[0-9A-F]{2}>")  # a byte, as model.tokenizer shows one
 def token_note(shown: str, raw: str, fragment: str) -> str:
     """What a token's hover adds to it: the character a byte belongs to, and the
     tokenizer's own string where it differs ("part of 나 · tokenizer: ë")."""
-    parts = [f"part of {fragment}"] if fragment else []
-    return " · ".join([*parts, *([f"tokenizer: {raw}"] if raw != shown else [])])
+    parts = [_("part of {character}", character=fragment)] if fragment else []
+    if raw != shown:
+        parts.append(_("tokenizer: {raw}", raw=raw))
+    return " · ".join(parts)
 
 
 def labelled(t: Trace) -> Trace:
@@ -92,25 +122,28 @@ def tokens_caption(t: Trace) -> str:
     """What the token chips need said: the hover, the model's own start and end tokens, and
     the marks its tokens carry (a continuation, a space, a byte), each only where shown."""
     tokens = [str(tok) for tok in t.tokens]
-    raw = ", and the tokenizer's own string" if tokens != t.raw_tokens else ""
-    said = [f"Hover a chip for its position and id{raw}."]
+    said = [_("Hover a chip for its position and id, and the tokenizer's own string.")
+            if tokens != t.raw_tokens else _("Hover a chip for its position and id.")]
     start = analysis.is_special(tokens[0])
     end = len(tokens) > 1 and analysis.is_special(tokens[-1])
     if start and end:
-        said.append(f"`{tokens[0]}` and `{tokens[-1]}` mark the start and the end.")
-    elif start or end:
-        said.append(f"`{tokens[0 if start else -1]}` marks the {'start' if start else 'end'}.")
+        said.append(_("`{first}` and `{last}` mark the start and the end.", first=tokens[0],
+                      last=tokens[-1]))
+    elif start:
+        said.append(_("`{token}` marks the start.", token=tokens[0]))
+    elif end:
+        said.append(_("`{token}` marks the end.", token=tokens[-1]))
     if any(tok.startswith("##") for tok in tokens):
-        said.append("`##` marks a piece that continues the word before it.")
+        said.append(_("`##` marks a piece that continues the word before it."))
     if any(SPACE_MARK in tok for tok in tokens):
-        said.append(f"`{SPACE_MARK}` marks a space: `{SPACE_MARK}word` is a word after a "
-                    "space, a token without it joins the one before.")  # fmt: skip
+        said.append(_("`{mark}` marks a space: `{mark}word` is a word after a space, a token "
+                      "without it joins the one before.", mark=SPACE_MARK))
     if any(_BYTE.search(tok) for tok in tokens):
-        said.append("`<0xNN>` is one byte, as a number: of a character the tokenizer cut "
-                    "into pieces, or of an invisible one.")  # fmt: skip
+        said.append(_("`<0xNN>` is one byte, as a number: of a character the tokenizer cut "
+                      "into pieces, or of an invisible one."))
     if any(t.fragment_of):
-        said.append("Hover a piece of a character for the whole character.")
-    return " ".join(said)
+        said.append(_("Hover a piece of a character for the whole character."))
+    return " ".join(said)  # fmt: skip
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
@@ -177,30 +210,31 @@ def download_json(label: str, data: dict, key: str, filename: str) -> None:
     )
 
 
-def window_picker(n: int, key: str, label: str = "Zoom to positions") -> tuple[int, int] | None:
-    """For long sentences, a range slider picking the positions to show (None: show all).
+def window_picker(n: int, key: str, label: str | None = None) -> tuple[int, int] | None:
+    """For long sentences, a range slider picking the positions to show (None: show all);
+    `label` in the session's language (default: "Zoom to positions").
 
     The figures hold only the window's data: a 256-token sentence sends a 32-token figure."""
     if n <= ZOOM_FROM:
         return None
     start, end = st.slider(
-        label,
+        label or _("Zoom to positions"),
         0,
         n - 1,
         (0, min(n - 1, 31)),
         key=key,
-        help="Long sentences: show a window of positions so that the labels stay readable "
-        "and the page stays fast; choose the whole range to see every position.",
-    )
+        help=_("Long sentences: show a window of positions so that the labels stay readable "
+               "and the page stays fast; choose the whole range to see every position."),
+    )  # fmt: skip
     return (start, end) if (start, end) != (0, n - 1) else None
 
 
 def layer_label(i: int) -> str:
-    return f"layer {i + 1}"
+    return _("layer {n}", n=i + 1)
 
 
 def head_label(h: int | str) -> str:
-    return "average" if h == "average" else f"head {h + 1}"
+    return _("average") if h == "average" else _("head {n}", n=h + 1)
 
 
 def layer_head(prefix: str, n_layers: int, n_heads: int, layer: int = 0, average: bool = True):
@@ -209,17 +243,19 @@ def layer_head(prefix: str, n_layers: int, n_heads: int, layer: int = 0, average
     c1, c2 = st.columns(2)
     # Radios up to RADIO_MAX choices; a slider beyond (a real model's 30 layers)
     chosen = (
-        c1.radio("Layer", range(n_layers), index=layer, key=f"{prefix}_layer",
+        c1.radio(_("Layer"), range(n_layers), index=layer, key=f"{prefix}_layer",
                  horizontal=True, format_func=layer_label)
         if n_layers <= RADIO_MAX
-        else c1.select_slider("Layer", list(range(n_layers)), value=layer,
+        else c1.select_slider(_("Layer"), list(range(n_layers)), value=layer,
                               key=f"{prefix}_layer", format_func=layer_label)
     )  # fmt: skip
     heads = ["average", *range(n_heads)] if average else list(range(n_heads))
     head = (
-        c2.radio("Head", heads, key=f"{prefix}_head", horizontal=True, format_func=head_label)
+        c2.radio(_("Head"), heads, key=f"{prefix}_head", horizontal=True,
+                 format_func=head_label)
         if len(heads) <= RADIO_MAX
-        else c2.selectbox("Head", heads, key=f"{prefix}_head", format_func=head_label)
-    )
-    which = "average of the heads" if head == "average" else f"head {head + 1}"
-    return chosen, head, f"layer {chosen + 1}, {which}"
+        else c2.selectbox(_("Head"), heads, key=f"{prefix}_head", format_func=head_label)
+    )  # fmt: skip
+    if head == "average":
+        return chosen, head, _("layer {layer}, average of the heads", layer=chosen + 1)
+    return chosen, head, _("layer {layer}, head {head}", layer=chosen + 1, head=head + 1)

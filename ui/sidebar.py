@@ -10,7 +10,10 @@ from pathlib import Path
 import streamlit as st
 
 import model
+from i18n import LANGUAGES, STATE_KEY, _
+from model import ModelInfo
 from model.examples import EXAMPLES
+from model.kinds import KIND_TABLE
 from model.registry import settings
 from ui import cache, state
 from ui.show import md_escape
@@ -40,37 +43,71 @@ def sentence_inputs() -> None:
     ss = st.session_state
     ss["w_sentence"] = ss["sentence"]  # widget state is dropped between pages: copy it back
     st.markdown(
-        f":material/search: **{APP_NAME}**: type a sentence here and watch a "
-        "Transformer read it."
-    )
+        _(":material/search: **{app}**: type a sentence here and watch a Transformer read it.",
+          app=APP_NAME)
+    )  # fmt: skip
     st.text_area(
-        "Sentence",
+        _("Sentence"),
         key="w_sentence",
         on_change=state.on_sentence,
         height=110,
-        help="Type or paste a sentence, then press Ctrl+Enter (or click outside).",
+        help=_("Type or paste a sentence, then press Ctrl+Enter (or click outside)."),
     )
     st.selectbox(
-        "Lecture examples",
+        _("Lecture examples"),
         EXAMPLES,
         index=None,
         key="w_example",
         on_change=state.on_example,
         format_func=short_example,
-        placeholder="Pick an example sentence…",
-        help="The lecture's sentences; the one picked appears whole in the Sentence box.",
+        placeholder=_("Pick an example sentence…"),
+        help=_("The lecture's sentences; the one picked appears whole in the Sentence box."),
     )
     st.file_uploader(
-        "…or upload a text file (.txt, .md, at most 1 MB)",
+        _("…or upload a text file (.txt, .md, at most 1 MB)"),
         type=["txt", "md"],
         key="w_upload",
         on_change=state.on_upload,
     )
-    if ss.get("upload_error"):
+    if ss.get("upload_error"):  # (message, values), translated now (ui.state.on_upload)
         # File names are user text: escaped, so markdown shows them as they are.
-        st.error(md_escape(ss["upload_error"] + " The previous sentence is kept."), icon="⚠️")
+        message, values = ss["upload_error"]
+        said = _("{error} The previous sentence is kept.", error=_(message, **values))
+        st.error(md_escape(said), icon="⚠️")
     elif ss.get("upload_ok"):
-        st.caption(md_escape(ss["upload_ok"]))
+        message, values = ss["upload_ok"]
+        st.caption(md_escape(_(message, **values)))
+
+
+def model_label(info: ModelInfo) -> str:
+    """ "mlm · masked, BERT-style (encoder)": a model in the menu, in the session's language
+    (ModelInfo.description is the English one)."""
+    if info.hf:
+        if "fill_mask" in info.capabilities:
+            head = _("{name} · Hugging Face {family}, masked LM ({kind})")
+        elif "next_token" in info.capabilities:
+            head = _("{name} · Hugging Face {family}, causal LM ({kind})")
+        else:
+            head = _("{name} · Hugging Face {family}, no prediction head ({kind})")
+        return head.format(name=info.name, family=info.hf, kind=info.kind)
+    entry = KIND_TABLE.get(info.kind)
+    return f"{info.name} · {_(entry.label) if entry else info.kind}"
+
+
+def language_menu() -> None:
+    """English / 한국어, in the sidebar: its label reads in both. Outside the body, so a
+    change draws the whole page again in the other language (ui.state.on_language)."""
+    ss = st.session_state
+    ss["w_lang"] = ss.get(STATE_KEY, "en")
+    with st.sidebar:
+        st.radio(
+            "Language · 언어",
+            list(LANGUAGES),
+            key="w_lang",
+            format_func=LANGUAGES.__getitem__,
+            horizontal=True,
+            on_change=state.on_language,
+        )
 
 
 Slot = st.delta_generator.DeltaGenerator  # a place in the sidebar, filled later
@@ -96,29 +133,30 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot, Slot 
         if not sentence:
             st.markdown(f":material/search: **{APP_NAME}**")
         st.selectbox(
-            "Model",
+            _("Model"),
             models,
             key="w_model",
-            format_func=lambda name: infos[name].description if name in infos else name,
+            format_func=lambda name: model_label(infos[name]) if name in infos else name,
             on_change=state.on_model,
-            help="The models that can serve this page.",
+            help=_("The models that can serve this page."),
         )
         folder_box()  # only where models.toml allows typing a folder
+        language_menu()
         # What a class does not need on screen: folded at the sidebar's bottom.
-        with st.expander("Device, timing, sharing", icon=":material/speed:"):
+        with st.expander(_("Device, timing, sharing"), icon=":material/speed:"):
             st.selectbox(
-                "Device",
+                _("Device"),
                 devices,
                 key="w_device",
                 on_change=state.on_device,
-                help="auto: the GPU when there is one, else the CPU.",
+                help=_("auto: the GPU when there is one, else the CPU."),
             )
             if not known:
-                st.caption("cuda: offered once PyTorch has loaded, if there is a GPU.")
+                st.caption(_("cuda: offered once PyTorch has loaded, if there is a GPU."))
             elif not has_cuda:
-                st.caption("cuda: no GPU found on this machine, so it cannot be chosen.")
+                st.caption(_("cuda: no GPU found on this machine, so it cannot be chosen."))
             timing = st.container()
-            st.caption("The address bar holds the page and its choices: copy it to share.")
+            st.caption(_("The address bar holds the page and its choices: copy it to share."))
     return timing, inputs
 
 
@@ -146,12 +184,12 @@ def folder_box() -> None:
     if not settings().allow_any_folder:
         return
     st.text_input(
-        "Model folder",
+        _("Model folder"),
         key="w_folder",
         on_change=_on_folder,
         placeholder="/path/to/a/model/folder",
-        help="A checkpoint folder of this app, a Hugging Face transformers folder "
-        "(safetensors) or a .gguf file; models.toml allows this on this server.",
-    )
+        help=_("A checkpoint folder of this app, a Hugging Face transformers folder "
+               "(safetensors) or a .gguf file; models.toml allows this on this server."),
+    )  # fmt: skip
     if st.session_state.get("folder_error"):
         st.error(md_escape(st.session_state["folder_error"]), icon="⚠️")

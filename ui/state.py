@@ -3,14 +3,15 @@
 State lives in plain `st.session_state` keys ("sentence", "model", "device") that the
 sidebar's widgets copy into from their `on_change` callbacks, so it survives a page change
 (Streamlit drops widget state between pages) and a page run alone by AppTest still works.
-The sentence, the model and the page are mirrored into the URL's query parameters, so a
-link opens the same view.
+The sentence, the model, the page and the language (`lang`, only when not English) are
+mirrored into the URL's query parameters, so a link opens the same view.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from i18n import DEFAULT, LANGUAGES, N_, STATE_KEY, _
 from model import Trace
 from model.examples import DEFAULT_SENTENCE
 from ui import cache
@@ -20,33 +21,43 @@ MAX_URL_CHARS = 1500  # longer sentences are not put in the URL
 
 
 class UploadError(ValueError):
-    """An uploaded file that cannot be used as the sentence; the message says why."""
+    """An uploaded file that cannot be used as the sentence; the message says why. It keeps
+    its message untranslated (`message`, `values`), so the state holds no language."""
+
+    def __init__(self, message: str, **values: object) -> None:
+        super().__init__(message.format(**values))
+        self.message, self.values = message, values
+
+    def __str__(self) -> str:
+        return _(self.message, **self.values)
 
 
 def validate_upload(name: str, data: bytes) -> str:
     """The text of an uploaded .txt/.md file, or an UploadError saying what is wrong."""
     if len(data) > MAX_UPLOAD_BYTES:
         raise UploadError(
-            f"'{name}' is {len(data) / 1024 / 1024:.1f} MB; the limit is 1 MB. "
-            "Upload a shorter text file."
-        )
+            N_("'{name}' is {size:.1f} MB; the limit is 1 MB. Upload a shorter text file."),
+            name=name, size=len(data) / 1024 / 1024,
+        )  # fmt: skip
     if not data.strip():
-        raise UploadError(f"'{name}' is empty: there is no sentence in it.")
+        raise UploadError(N_("'{name}' is empty: there is no sentence in it."), name=name)
     if b"\x00" in data:
-        raise UploadError(f"'{name}' looks like a binary file, not text (it has NUL bytes).")
+        raise UploadError(
+            N_("'{name}' looks like a binary file, not text (it has NUL bytes)."), name=name
+        )
     try:
         text = data.decode("utf-8-sig", errors="strict")
     except UnicodeDecodeError as err:
         raise UploadError(
-            f"'{name}' is not UTF-8 text (byte {err.start} cannot be read). "
-            "Save it as UTF-8 and upload it again."
-        ) from None
+            N_("'{name}' is not UTF-8 text (byte {byte} cannot be read). Save it as UTF-8 "
+               "and upload it again."), name=name, byte=err.start,
+        ) from None  # fmt: skip
     controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\f\v")
     if controls > max(8, len(text) // 100):
-        raise UploadError(f"'{name}' looks like a binary file, not text.")
+        raise UploadError(N_("'{name}' looks like a binary file, not text."), name=name)
     text = text.strip()
     if not text:
-        raise UploadError(f"'{name}' is empty: there is no sentence in it.")
+        raise UploadError(N_("'{name}' is empty: there is no sentence in it."), name=name)
     return text
 
 
@@ -55,11 +66,21 @@ def _first(value: str | list[str] | None) -> str | None:
 
 
 def init_state() -> None:
-    """Fill the shared state once per session, from the URL where it says something."""
+    """Fill the shared state once per session, from the URL where it says something; then,
+    on every call (every page, the lecture's too), keep the language in the URL."""
     state = st.session_state
-    if state.get("_initialised"):
-        return
+    if not state.get("_initialised"):
+        _fill(state)
+    write_language()
+
+
+def _fill(state) -> None:  # noqa: ANN001 - st.session_state
     params = st.query_params
+    lang = _first(params.get(STATE_KEY))
+    if lang in LANGUAGES:
+        state[STATE_KEY] = lang
+    if state.get(STATE_KEY) not in LANGUAGES:
+        state[STATE_KEY] = DEFAULT
     sentence = _first(params.get("sentence"))
     model_name = _first(params.get("model"))
     if sentence is not None:
@@ -73,9 +94,25 @@ def init_state() -> None:
     state["_initialised"] = True
 
 
+def write_language() -> None:
+    """`lang` in the URL when it is not English; an English address stays as it was."""
+    lang = st.session_state.get(STATE_KEY, DEFAULT)
+    if lang != DEFAULT:
+        if st.query_params.get(STATE_KEY) != lang:
+            st.query_params[STATE_KEY] = lang
+    elif STATE_KEY in st.query_params:
+        del st.query_params[STATE_KEY]
+
+
+def on_language() -> None:
+    """The sidebar's language menu: the whole page is drawn again (it is outside the body)."""
+    st.session_state[STATE_KEY] = st.session_state["w_lang"]
+
+
 def write_url(page: str, model_name: str, sentence: bool = True) -> None:
-    """Mirror the page, its model and (when the page reads it) the shared sentence into the
-    query parameters."""
+    """Mirror the page, its model, the language and (when the page reads it) the shared
+    sentence into the query parameters."""
+    write_language()
     text = st.session_state["sentence"] if sentence else ""
     wanted = {"page": page, "model": model_name}
     if 0 < len(text) <= MAX_URL_CHARS:
@@ -132,11 +169,12 @@ def on_upload() -> None:
         return
     try:
         text = validate_upload(file.name, file.getvalue())
-    except UploadError as err:
-        st.session_state["upload_error"] = str(err)
+    except UploadError as err:  # kept untranslated: drawn in the language of the moment
+        st.session_state["upload_error"] = (err.message, err.values)
         return
     set_sentence(text)
-    st.session_state["upload_ok"] = f"Loaded '{file.name}': {len(text):,} characters."
+    st.session_state["upload_ok"] = (N_("Loaded '{name}': {n:,} characters."),
+                                     {"name": file.name, "n": len(text)})  # fmt: skip
 
 
 def on_model() -> None:

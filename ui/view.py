@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
+from i18n import _, ngettext
 from model import CLEAN, Model, RunOptions, Trace
 from ui import cache
 from ui.registry import PageSpec
@@ -33,11 +34,12 @@ class Opened:
         """The forward pass's wall time and what ran, in the sidebar."""
         with self.timing:
             st.metric(
-                "Forward pass",
+                _("Forward pass"),
                 f"{seconds * 1000:.1f} ms",
-                help="Wall time of this input's forward pass, measured when it first ran.",
+                help=_("Wall time of this input's forward pass, measured when it first ran."),
             )
-            st.caption(f"on **{self.device}** · {self.model_name} · {detail}")
+            st.caption(_("on **{device}** · {model} · {detail}", device=self.device,
+                         model=self.model_name, detail=detail))  # fmt: skip
 
 
 @dataclass
@@ -73,5 +75,7 @@ def layers_detail(t: Trace) -> str:
     """What ran, for the sidebar's timing: "12 tokens · 2 layers × 4 heads", or for a
     translation "5 → 7 tokens"."""
     if t.encoder is not None:
-        return f"{len(t.encoder.tokens)} → {len(t.tokens)} tokens"
-    return f"{len(t.tokens)} tokens · {t.n_layers} layers × {t.n_heads} heads"
+        return ngettext("{source} → {n} token", "{source} → {n} tokens", len(t.tokens),
+                        source=len(t.encoder.tokens))  # fmt: skip
+    return _("{n} tokens · {layers} layers × {heads} heads", n=len(t.tokens),
+             layers=t.n_layers, heads=t.n_heads)  # fmt: skip

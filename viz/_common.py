@@ -159,6 +159,15 @@ WHITE = go.layout.Template(
 )
 
 
+# Hangul in every figure (issue 31): Plotly's own Latin fonts first, so an English figure
+# looks as it did, then the Korean fonts of Windows, macOS and Linux for the characters
+# they lack (the pages' stack: .streamlit/config.toml's theme.font).
+FONT_FAMILY = (
+    '"Open Sans", verdana, arial, "Malgun Gothic", "Apple SD Gothic Neo", "Noto Sans CJK KR", '
+    '"Noto Sans KR", sans-serif'
+)
+
+
 def apply_layout(fig: go.Figure, title: str, height: int, **extra: object) -> go.Figure:
     """Apply the shared look (title size, font, tight margins, white template, height).
 
@@ -171,11 +180,11 @@ def apply_layout(fig: go.Figure, title: str, height: int, **extra: object) -> go
             "x": 0.01,
             "xanchor": "left",
         },
-        "font": {"size": FONT_SIZE},
+        "font": {"size": FONT_SIZE, "family": FONT_FAMILY},
         "height": height,
         "margin": MARGIN,
         "template": WHITE,
-        "hoverlabel": {"font": {"size": FONT_SIZE}},
+        "hoverlabel": {"font": {"size": FONT_SIZE, "family": FONT_FAMILY}},
     }
     layout.update(extra)
     # One validation of the merged layout: `fig.update_layout(**layout)` did the same merge

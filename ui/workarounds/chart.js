@@ -7,9 +7,9 @@ const FULL_SCREEN_ICON = {
         "M80 920V600h110v210h210v110z M920 920H600V810h210V600h110z",
 };
 
-function fullScreenButton(Plotly) {
+function fullScreenButton(Plotly, title) {
   return {
-    name: "fullscreen", title: "Full screen", icon: FULL_SCREEN_ICON,
+    name: "fullscreen", title: title || "Full screen", icon: FULL_SCREEN_ICON,
     click: (gd) => {
       if (document.fullscreenElement) { document.exitFullscreen(); return; }
       const height = gd.layout.height;
@@ -50,6 +50,7 @@ function drawSoon(gd, draw) {
 export default function ({ data, parentElement }) {
   if (!data) { loadPlotly(); return; }
   const { figure, config } = JSON.parse(new TextDecoder().decode(data));
+  const { fullScreenTitle, ...plotlyConfig } = config;  // the button's words, in the page's language
   let gd = parentElement.querySelector(".gb-chart");
   if (!gd) {
     gd = document.createElement("div");
@@ -69,8 +70,8 @@ export default function ({ data, parentElement }) {
   }
   loadPlotly()
     .then((Plotly) => drawSoon(gd, () => Plotly.react(gd, figure.data, figure.layout, {
-      ...config, showSendToCloud: false,  // offline: no upload button
-      modeBarButtonsToAdd: [fullScreenButton(Plotly)],
+      ...plotlyConfig, showSendToCloud: false,  // offline: no upload button
+      modeBarButtonsToAdd: [fullScreenButton(Plotly, fullScreenTitle)],
     })))
     .catch((error) => failed(gd, error));
   return () => {
