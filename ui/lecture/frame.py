@@ -18,7 +18,7 @@ from streamlit.errors import StreamlitAPIException
 from i18n import N_, _
 from ui import state
 from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS, Step
-from ui.sidebar import APP_NAME
+from ui.sidebar import APP_NAME, language_menu
 from ui.workarounds import leave_legacy_mode
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "assets" / "screenshots"
@@ -107,6 +107,7 @@ def _open() -> bool:
     """What every lecture page does first: the session's state, then presenter mode."""
     leave_legacy_mode()
     state.init_state()
+    language_menu()  # English / 한국어 in the sidebar, as on every page
     return presenting()
 
 
