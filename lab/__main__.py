@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from i18n import _
+
 WIDTH = 100
 
 
@@ -31,9 +33,10 @@ def check_file(path: Path, seed: int | None) -> int:
         if callable(fn):
             report = check(name, fn, seed=seed)
         else:
-            report = Report(name, MISSING, f"no function {name} in {path.name}")
+            report = Report(name, MISSING, _("no function {name} in {file}", name=name,
+                                                 file=path.name))  # fmt: skip
         reports.append(report)
-        head = f"{name:<22} {report.status}"
+        head = f"{name:<22} {_(report.status)}"
         if report.status == PASSED:
             print(head)
         else:
@@ -41,7 +44,8 @@ def check_file(path: Path, seed: int | None) -> int:
             print(textwrap.fill(report.message, WIDTH, initial_indent=" " * 4,
                                 subsequent_indent=" " * 4))  # fmt: skip
     passed = sum(r.passed for r in reports)
-    print(f"{passed} of {len(reports)} exercises passed (seed {seed}: --seed {seed} repeats it)")
+    print(_("{passed} of {n} exercises passed (seed {seed}: --seed {seed} repeats it)",
+            passed=passed, n=len(reports), seed=seed))
     return 0 if passed == len(reports) else 1
 
 
@@ -49,24 +53,24 @@ def write_notebook(out: Path, solutions: bool) -> int:
     from lab.notebook import write
 
     write(out, solutions=solutions)
-    print(f"wrote {out}")
+    print(_("wrote {path}", path=out))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m lab",
-        description="The lab of slide 48: check a student's Transformer against the shipped "
-        "models, or write the notebook.",
+        description=_("The lab of slide 48: check a student's Transformer against the shipped "
+                      "models, or write the notebook."),
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("check", help="check a .py or .ipynb file's seven functions")
-    check.add_argument("file", type=Path, help="the student's .py or .ipynb file")
-    check.add_argument("--seed", type=int, help="repeat a run: its inputs and sentences")
-    notebook = commands.add_parser("notebook", help="write the lab's notebook")
+    check = commands.add_parser("check", help=_("check a .py or .ipynb file's seven functions"))
+    check.add_argument("file", type=Path, help=_("the student's .py or .ipynb file"))
+    check.add_argument("--seed", type=int, help=_("repeat a run: its inputs and sentences"))
+    notebook = commands.add_parser("notebook", help=_("write the lab's notebook"))
     notebook.add_argument("-o", "--out", type=Path, default=Path("lab/transformer_lab.ipynb"))
     notebook.add_argument(
-        "--solutions", action="store_true", help="the reference solutions filled in (teachers)"
+        "--solutions", action="store_true", help=_("the reference solutions filled in (teachers)")
     )
     args = parser.parse_args(argv)
     try:

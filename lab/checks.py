@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 import torch
 from torch import Tensor
 
+from i18n import N_, _
 from lab import figures, solutions
 from lab.mistakes import EXERCISES, MISTAKES, Mistake, mistakes_in, variant, with_base
 from lab.weights import params, random_sentence, shipped
@@ -33,7 +34,9 @@ from model.encoding import sinusoidal_encoding as shipped_encoding
 ATOL, RTOL = 1e-4, 1e-3  # float32 tolerance
 ZERO = 1e-6  # a masked weight must be 0; float noise this small is allowed
 TOLERANCE = f"atol {ATOL:g}, rtol {RTOL:g}"
-PASSED, FAILED, NOT_WRITTEN, MISSING = "passed", "failed", "not written yet", "missing"
+# A report's status: an id, and also its English name (shown with _()).
+PASSED, FAILED = N_("passed"), N_("failed")
+NOT_WRITTEN, MISSING = N_("not written yet"), N_("missing")
 
 
 @dataclass
@@ -53,10 +56,10 @@ class Report:
 
     def __str__(self) -> str:
         mark = {PASSED: "✓", FAILED: "✗"}.get(self.status, "·")
-        text = f"{mark} {self.exercise}: {self.status}: {self.message}"
+        text = f"{mark} {self.exercise}: {_(self.status)}: {self.message}"
         if self.status == FAILED and self.seed is not None:
             again = f"lab.check({self.exercise!r}, ..., seed={self.seed})"
-            text += f"\n  (seed {self.seed}: {again} repeats this run)"
+            text += "\n  " + _("(seed {seed}: {call} repeats this run)", seed=self.seed, call=again)
         return text
 
     def _ipython_display_(self) -> None:  # in a notebook: the message, then the picture
@@ -120,8 +123,10 @@ def _where(error: BaseException) -> str:
     if not own:
         return ""
     frame = own[-1]
-    line = f": {frame.line.strip()}" if frame.line else ""
-    return f" (in {frame.name}, line {frame.lineno}{line})"
+    if frame.line:
+        return _("in {function}, line {line}: {code}", function=frame.name, line=frame.lineno,
+                 code=frame.line.strip())  # fmt: skip
+    return _("in {function}, line {line}", function=frame.name, line=frame.lineno)
 
 
 def call(fn: Callable, exercise: str, case: Case) -> Any:
@@ -134,13 +139,20 @@ def call(fn: Callable, exercise: str, case: Case) -> Any:
         inner = traceback.extract_tb(error.__traceback__)[-1].name
         if inner not in (exercise, fn.__name__):
             raise NotWritten(
-                f"it calls {inner}, which is not written yet: write {inner} first"
+                _("it calls {name}, which is not written yet: write {name} first", name=inner)
             ) from None
-        raise NotWritten(f"write the body of {exercise} (it raises NotImplementedError)") from None
-    except Exception as error:
-        raise Fail(
-            f"it raised {type(error).__name__}: {error}{_where(error)}, on {case.label}"
+        raise NotWritten(
+            _("write the body of {name} (it raises NotImplementedError)", name=exercise)
         ) from None
+    except Exception as error:
+        raised, where = type(error).__name__, _where(error)
+        if where:
+            said = _("it raised {error}: {text} ({where}), on {case}", error=raised, text=error,
+                     where=where, case=case.label)  # fmt: skip
+        else:
+            said = _("it raised {error}: {text}, on {case}", error=raised, text=error,
+                     case=case.label)  # fmt: skip
+        raise Fail(said) from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -160,34 +172,51 @@ def _first(where: Tensor) -> tuple[int, ...] | None:
 def form(got: Any, want: Tensor, name: str) -> str | None:
     """What is wrong with the type, shape or dtype of `got`, or None."""
     if not isinstance(got, Tensor):
-        return f"{name} is a {type(got).__name__}, not a torch tensor"
+        return _("{name} is a {type}, not a torch tensor", name=name, type=type(got).__name__)
     if got.shape != want.shape:
-        return f"{name} has shape {list(got.shape)}, expected {list(want.shape)}"
+        return _("{name} has shape {shape}, expected {expected}", name=name,
+                 shape=list(got.shape), expected=list(want.shape))  # fmt: skip
     integers = not want.dtype.is_floating_point and want.dtype != torch.bool
     if integers and (got.dtype.is_floating_point or got.dtype == torch.bool):
-        return f"{name} is {got.dtype}, expected integer token ids (torch.long)"
+        return _("{name} is {dtype}, expected integer token ids (torch.long)", name=name,
+                 dtype=got.dtype)  # fmt: skip
     if not integers and got.dtype != want.dtype:
-        convert = " (.float() converts it)" if got.dtype.is_floating_point else ""
-        return f"{name} is {got.dtype}, expected {want.dtype}{convert}"
+        if got.dtype.is_floating_point:
+            return _("{name} is {dtype}, expected {expected} (.float() converts it)", name=name,
+                     dtype=got.dtype, expected=want.dtype)  # fmt: skip
+        return _("{name} is {dtype}, expected {expected}", name=name, dtype=got.dtype,
+                 expected=want.dtype)  # fmt: skip
     return None
 
 
-def values(got: Tensor, want: Tensor, name: str, source: str = "the reference gives") -> str | None:
-    """The worst mismatch of `got` against `want` at the tolerance, or None."""
+# Who gives the expected values, as the whole sentence that says a value differs from them.
+SOURCES = {
+    "reference": N_("{name}{index} is {got} where the reference gives {want}"),
+    "shipped": N_("{name}{index} is {got} where the shipped models have {want}"),
+    "model": N_("{name}{index} is {got} where the model gives {want}"),
+    "mlm": N_("{name}{index} is {got} where the mlm gives {want}"),
+}
+
+
+def values(got: Tensor, want: Tensor, name: str, source: str = "reference") -> str | None:
+    """The worst mismatch of `got` against `want` at the tolerance, or None; `source` (a
+    key of SOURCES) says who gives `want`."""
+    said = SOURCES[source]
     if want.dtype == torch.bool or not want.dtype.is_floating_point:
         idx = _first(got != want)
         if idx is None:
             return None
-        return f"{name}{_index(idx)} is {got[idx].item()} where {source} {want[idx].item()}"
+        return _(said, name=name, index=_index(idx), got=got[idx].item(), want=want[idx].item())
     g, w = got.double(), want.double()
     idx = _first(torch.isnan(g))
     if idx is not None:
-        return f"{name}{_index(idx)} is NaN"
+        return _("{name}{index} is NaN", name=name, index=_index(idx))
     excess = (g - w).abs() - (ATOL + RTOL * w.abs())
     if (excess <= 0).all():
         return None
     idx = tuple(int(i) for i in np.unravel_index(int(excess.argmax()), tuple(g.shape)))
-    return f"{name}{_index(idx)} is {g[idx].item():.4f} where {source} {w[idx].item():.4f}"
+    got_v, want_v = f"{g[idx].item():.4f}", f"{w[idx].item():.4f}"
+    return _(said, name=name, index=_index(idx), got=got_v, want=want_v)
 
 
 def _kind(t: Tensor) -> str:
@@ -239,7 +268,8 @@ def fit_base(results: Results) -> Mistake | None:
                 base = angle ** (-D / 2)
                 if _gives(lambda T, D, base=base: with_base(T, D, base), results):
                     wrong = MISTAKES["wrong_base"]
-                    hint = f"your frequencies fit a base of {base:.4g}; {wrong.hint}"
+                    hint = _("your frequencies fit a base of {base}; {hint}", base=f"{base:.4g}",
+                             hint=_(wrong.hint))  # fmt: skip
                     return dataclasses.replace(wrong, hint=hint)
     return None
 
@@ -267,6 +297,14 @@ def _short(text: str, n: int = 40) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def _layer_label(name: str, i: int, causal: bool, text: str) -> str:
+    """What a case on one layer of a shipped model runs on, for the messages."""
+    if causal:
+        return _("the {model}'s layer {i} (causal mask), '{text}'", model=name, i=i,
+                 text=_short(text))  # fmt: skip
+    return _("the {model}'s layer {i} (no mask), '{text}'", model=name, i=i, text=_short(text))
+
+
 def attention_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
     T, S, Dh = rng.randint(3, 6), rng.randint(7, 9), rng.choice([4, 8, 16])
     q, k, v = _randn(g, 2, 3, T, Dh), _randn(g, 2, 3, S, Dh), _randn(g, 2, 3, S, Dh)
@@ -274,12 +312,12 @@ def attention_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
     mask[torch.arange(T), torch.randint(S, (T,), generator=g)] = True  # a key for each query
     per_batch = torch.stack([mask, mask.flip(-1)])[:, None]  # [2, 1, T, S]
     cases = [
-        Case(f"batch [2, 3], T={T} queries, S={S} keys, Dh={Dh}, no mask", (q, k, v, None),
-             solutions.attention(q, k, v)),
-        Case(f"batch [2, 3], T={T}, S={S}, a random mask [{T}, {S}]", (q, k, v, mask),
-             solutions.attention(q, k, v, mask)),
-        Case(f"batch [2, 3], T={T}, S={S}, a mask [2, 1, {T}, {S}] (one per sentence)",
-             (q, k, v, per_batch), solutions.attention(q, k, v, per_batch)),
+        Case(_("batch [2, 3], T={T} queries, S={S} keys, Dh={Dh}, no mask", T=T, S=S, Dh=Dh),
+             (q, k, v, None), solutions.attention(q, k, v)),
+        Case(_("batch [2, 3], T={T}, S={S}, a random mask [{T}, {S}]", T=T, S=S),
+             (q, k, v, mask), solutions.attention(q, k, v, mask)),
+        Case(_("batch [2, 3], T={T}, S={S}, a mask [2, 1, {T}, {S}] (one per sentence)", T=T,
+               S=S), (q, k, v, per_batch), solutions.attention(q, k, v, per_batch)),
     ]  # fmt: skip
     for name, causal in (("clm", True), ("mlm", False)):
         text, t, i = _real(name, rng, g)
@@ -290,12 +328,12 @@ def attention_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
         def draw(got, lay=lay, head=head, tokens=t.tokens, name=name, i=i) -> go.Figure:
             return figures.attention_pair(
                 got[1][head].numpy(), lay.attention[head], tokens,
-                f"the {name}'s layer {i}, head {head} (from 0): your attention and the model's",
+                _("the {model}'s layer {i}, head {head} (from 0): your attention and the "
+                  "model's", model=name, i=i, head=head),
             )  # fmt: skip
 
         cases.append(Case(
-            f"the {name}'s layer {i} ({'causal mask' if causal else 'no mask'}), "
-            f"'{_short(text)}'",
+            _layer_label(name, i, causal, text),
             (_t(lay.q), _t(lay.k), _t(lay.v), m), (_t(lay.z), _t(lay.attention)), draw,
         ))  # fmt: skip
     return cases
@@ -303,29 +341,35 @@ def attention_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
 
 def attention_fact(got: Any, case: Case) -> tuple[str | None, str]:
     if not isinstance(got, tuple) or len(got) != 2:
-        return f"it returned a {type(got).__name__}, expected a tuple (out, weights)", ""
+        return _("it returned a {type}, expected a tuple (out, weights)",
+                 type=type(got).__name__), ""  # fmt: skip
     (out, weights), (want_out, want_w) = got, case.want
     fact = form(out, want_out, "out") or form(weights, want_w, "weights")
     if fact:
-        return fact, "out is [..., T, Dh] and weights [..., T, S] (S keys, which may differ from T)"
+        return fact, _("out is [..., T, Dh] and weights [..., T, S] (S keys, which may differ "
+                       "from T)")  # fmt: skip
     idx = _first(torch.isnan(weights))
     if idx is not None:
-        return f"weights{_index(idx)} is NaN", "a row whose every key is masked gives NaN"
+        return _("{name}{index} is NaN", name="weights", index=_index(idx)), _(
+            "a row whose every key is masked gives NaN"
+        )
     sums = weights.double().sum(-1)
     idx = _first((sums - 1).abs() > ATOL + RTOL)
     if idx is not None:
         row = _index(idx)[:-1] + ", :]"
-        return f"row {idx[-1]} of the weights (weights{row}) sums to {sums[idx].item():.4f}", (
+        return _("row {i} of the weights (weights{row}) sums to {total}", i=idx[-1], row=row,
+                 total=f"{sums[idx].item():.4f}"), _(
             "a softmax over the keys (dim=-1) makes every row sum to 1"
-        )
+        )  # fmt: skip
     mask = case.args[3]
     if mask is not None:
         idx = _first(~mask.expand_as(weights) & (weights.abs() > ZERO))
         if idx is not None:
-            return f"weights{_index(idx)} is {weights[idx].item():.4f} where the mask is False", (
+            return _("weights{index} is {value} where the mask is False", index=_index(idx),
+                     value=f"{weights[idx].item():.4f}"), _(
                 "masked weights must be 0: set the scores to -inf where the mask is False, "
                 "before the softmax"
-            )
+            )  # fmt: skip
     return values(weights, want_w, "weights") or values(out, want_out, "out"), ""
 
 
@@ -349,7 +393,7 @@ def mask_fact(got: Any, case: Case) -> tuple[str | None, str]:
         and got.dtype.is_floating_point
         and got.shape == case.want.shape
     ):
-        return fact, (
+        return fact, _(
             "return the bool mask (True where query i may look at key j); attention turns "
             "False into -inf itself"
         )
@@ -360,8 +404,8 @@ def mask_fact(got: Any, case: Case) -> tuple[str | None, str]:
         return None, ""
     i, j = idx
     if got[idx]:
-        return f"mask[{i}, {j}] is True: query {i} would see key {j}, a later token", ""
-    return f"mask[{i}, {j}] is False: query {i} must see key {j}", ""
+        return _("mask[{i}, {j}] is True: query {i} would see key {j}, a later token", i=i, j=j), ""
+    return _("mask[{i}, {j}] is False: query {i} must see key {j}", i=i, j=j), ""
 
 
 def encoding_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
@@ -375,7 +419,7 @@ def encoding_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
     return [
         Case("T=1, D=2", (1, 2), _t(shipped_encoding(1, 2))),
         Case(f"T={small[0]}, D={small[1]}", small, _t(shipped_encoding(*small)), draw),
-        Case(f"T={T}, D={pe.shape[1]} (the shipped models' own)", (T, pe.shape[1]),
+        Case(_("T={T}, D={D} (the shipped models' own)", T=T, D=pe.shape[1]), (T, pe.shape[1]),
              pe[:T].clone()),
     ]  # fmt: skip
 
@@ -383,8 +427,8 @@ def encoding_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
 def encoding_fact(got: Any, case: Case) -> tuple[str | None, str]:
     fact = form(got, case.want, "pe")
     if fact:
-        return fact, "" if isinstance(got, Tensor) else "build it with torch"
-    return values(got, case.want, "pe", "the shipped models have"), ""
+        return fact, "" if isinstance(got, Tensor) else _("build it with torch")
+    return values(got, case.want, "pe", "shipped"), ""
 
 
 def _model_cases(rng: random.Random, g: torch.Generator, what: str) -> list[Case]:
@@ -401,29 +445,28 @@ def _model_cases(rng: random.Random, g: torch.Generator, what: str) -> list[Case
             return figures.difference(got.numpy(), want.numpy(), tokens, what)
 
         cases.append(Case(
-            f"the {name}'s layer {i} ({'causal mask' if causal else 'no mask'}), "
-            f"'{_short(text)}'",
+            _layer_label(name, i, causal, text),
             (_t(lay.resid_pre), params(name, layer=i), mask), want, draw, draw_passed=False,
         ))  # fmt: skip
     return cases
 
 
 def model_fact(got: Any, case: Case) -> tuple[str | None, str]:
-    return form(got, case.want, "out") or values(got, case.want, "out", "the model gives"), ""
+    return form(got, case.want, "out") or values(got, case.want, "out", "model"), ""
 
 
 def encoder_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
     cases = []
-    for _ in range(2):
+    for _n in range(2):
         text = random_sentence(rng)
         t = shipped("mlm").trace(text)
-        cases.append(Case(f"the mlm, '{_short(text)}' ({len(t.ids)} tokens)",
+        cases.append(Case(_("the mlm, '{text}' ({n} tokens)", text=_short(text), n=len(t.ids)),
                           (torch.tensor(t.ids), params("mlm")), _t(t.logits)))  # fmt: skip
     return cases
 
 
 def encoder_fact(got: Any, case: Case) -> tuple[str | None, str]:
-    return form(got, case.want, "logits") or values(got, case.want, "logits", "the mlm gives"), ""
+    return form(got, case.want, "logits") or values(got, case.want, "logits", "mlm"), ""
 
 
 def generate_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
@@ -434,7 +477,7 @@ def generate_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
             continue
         prompt, n = torch.tensor(ids[: rng.randint(3, min(8, len(ids)))]), rng.randint(5, 10)
         words = shipped("clm").decode(prompt.tolist())
-        cases.append(Case(f"the clm, prompt '{words}', n={n}", (prompt, p, n),
+        cases.append(Case(_("the clm, prompt '{words}', n={n}", words=words, n=n), (prompt, p, n),
                           solutions.generate(prompt, p, n)))  # fmt: skip
     return cases
 
@@ -442,13 +485,14 @@ def generate_cases(rng: random.Random, g: torch.Generator) -> list[Case]:
 def generate_fact(got: Any, case: Case) -> tuple[str | None, str]:
     prompt, p, n = case.args
     if isinstance(got, Tensor) and got.ndim == 1 and len(got) != len(prompt) + n:
-        return (f"it returned {len(got)} ids, expected {len(prompt) + n}", "generate returns "
-                "the prompt's ids followed by the n new ones")  # fmt: skip
+        return (_("it returned {n} ids, expected {expected}", n=len(got),
+                  expected=len(prompt) + n),
+                _("generate returns the prompt's ids followed by the n new ones"))  # fmt: skip
     fact = form(got, case.want, "ids")
     if fact:
         return fact, ""
     if not torch.equal(got[: len(prompt)], prompt):
-        return "the ids do not start with the prompt", "keep the prompt and append to it"
+        return _("the ids do not start with the prompt"), _("keep the prompt and append to it")
     want = case.want
     for j in range(len(prompt), len(got)):
         if got[j] == want[j]:
@@ -458,12 +502,11 @@ def generate_fact(got: Any, case: Case) -> tuple[str | None, str]:
         if logits[got[j]] < best - (ATOL + RTOL * best.abs()):  # not a tie at float precision
             tok = shipped("clm").tokens_of([int(got[j]), int(want[j])])
             return (
-                f"new token {j - len(prompt)} is '{tok[0]}' where greedy decoding picks '{tok[1]}'",
-                (
-                    "pick the most likely token, logits[-1].argmax(), and run the clm again on the "
-                    "longer sequence"
-                ),
-            )
+                _("new token {k} is '{got}' where greedy decoding picks '{want}'",
+                  k=j - len(prompt), got=tok[0], want=tok[1]),
+                _("pick the most likely token, logits[-1].argmax(), and run the clm again on the "
+                  "longer sequence"),
+            )  # fmt: skip
         want = solutions.generate(got[: j + 1], p, len(got) - j - 1)  # on from the tie
     return None, ""
 
@@ -486,7 +529,7 @@ def check(exercise: str, fn: Any, seed: int | None = None) -> Report:
     if exercise not in CHECKS:
         raise ValueError(f"no exercise {exercise!r}; the exercises are {', '.join(EXERCISES)}")
     if not callable(fn):
-        return Report(exercise, MISSING, f"no function {exercise} to check")
+        return Report(exercise, MISSING, _("no function {name} to check", name=exercise))
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # these small tensors run faster on one thread than on several
@@ -518,7 +561,8 @@ def _check(exercise: str, fn: Callable, seed: int) -> Report:
         name = failure.mistake.name if failure.mistake else None
         return Report(exercise, FAILED, failure.message, figure, name, seed)
     labels = "; ".join(case.label for case in cases)
-    message = f"{len(cases)} cases at {TOLERANCE}: {labels}"
+    message = _("{n} cases at {tolerance}: {cases}", n=len(cases), tolerance=TOLERANCE,
+                cases=labels)
     return Report(exercise, PASSED, message, figure, seed=seed)
 
 
@@ -529,8 +573,12 @@ def _first_wrong(exercise: str, results: Results, fact_of: Callable) -> Fail | N
         fact, advice = fact_of(got, case)
         if fact is not None:
             mistake = diagnose(exercise, results)
-            hint = mistake.hint if mistake else advice
-            return Fail(f"{fact}{': ' + hint if hint else ''} (on {case.label})", mistake)
+            hint = _(mistake.hint) if mistake else advice
+            if hint:
+                said = _("{fact}: {hint} (on {case})", fact=fact, hint=hint, case=case.label)
+            else:
+                said = _("{fact} (on {case})", fact=fact, case=case.label)
+            return Fail(said, mistake)
     return None
 
 

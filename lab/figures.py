@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 import viz
+from i18n import _
 from model.encoding import additive_mask
 from viz._common import apply_layout, panel_axes, panel_row
 
@@ -16,11 +17,12 @@ GAP = 0.12  # between the two panels, a fraction of the width
 
 
 def side_by_side(
-    left: go.Figure, right: go.Figure, title: str, names: tuple[str, str] = ("yours", "")
+    left: go.Figure, right: go.Figure, title: str, names: tuple[str, str] | None = None
 ) -> go.Figure:
     """Two one-panel figures of the same rows as one figure: `left` (the student's) and
-    `right` (the model's), each named above it; one colour bar, the right one's."""
-    layout = panel_row([1, 1], GAP, names)
+    `right` (the model's), each named above it (default: "yours" and nothing); one colour
+    bar, the right one's."""
+    layout = panel_row([1, 1], GAP, (_("yours"), "") if names is None else names)
     fig = go.Figure()
     for i, part in enumerate((left, right)):
         x, y = panel_axes(i)
@@ -46,7 +48,7 @@ def attention_pair(
         viz.attention_heatmap(yours, tokens, text_auto=False),
         viz.attention_heatmap(model, tokens, text_auto=False),
         title,
-        ("yours", "the shipped model's"),
+        (_("yours"), _("the shipped model's")),
     )
 
 
@@ -57,8 +59,8 @@ def mask_pair(yours: np.ndarray, right: np.ndarray) -> go.Figure:
     return side_by_side(
         viz.causal_mask_figure(additive_mask(yours), labels),
         viz.causal_mask_figure(additive_mask(right), labels),
-        "causal mask: dark cells are masked (-∞)",
-        ("yours", "the right one"),
+        _("causal mask: dark cells are masked (-∞)"),
+        (_("yours"), _("the right one")),
     )
 
 
@@ -67,8 +69,9 @@ def encoding_pair(yours: np.ndarray, right: np.ndarray) -> go.Figure:
     return side_by_side(
         viz.sinusoidal_heatmap(yours),
         viz.sinusoidal_heatmap(right),
-        f"sinusoidal encoding, {right.shape[0]} positions x {right.shape[1]} dimensions",
-        ("yours", "the shipped models'"),
+        _("sinusoidal encoding, {T} positions x {D} dimensions", T=right.shape[0],
+          D=right.shape[1]),
+        (_("yours"), _("the shipped models'")),
     )
 
 
@@ -76,6 +79,6 @@ def difference(yours: np.ndarray, model: np.ndarray, tokens: Sequence[str], what
     """Where a [T, D] result differs from the model's: yours minus the model's, per token
     and dimension."""
     return viz.matrix_heatmap(
-        yours - model, list(tokens), title=f"{what}: yours minus the shipped model's",
+        yours - model, list(tokens), title=_("{what}: yours minus the shipped model's", what=what),
         text_auto=False,
     )  # fmt: skip

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from i18n import N_
 from lab import solutions
 from lab.solutions import (
     attention,
@@ -53,8 +54,8 @@ class Mistake:
 
     name: str  # "no_scale"
     exercise: str  # the exercise it belongs to: "attention"
-    title: str  # one line: "no 1/√Dh"
-    hint: str  # what the checker tells a student who made it
+    title: str  # one line: "no 1/√Dh" (English; shown with i18n._)
+    hint: str  # what the checker tells a student who made it (English; shown with i18n._)
     right: str  # the line as in lab/solutions.py
     wrong: str  # the same line with the bug
     fn: Callable  # the buggy function, the exercise's signature
@@ -332,111 +333,111 @@ _EMBED = "x = embed[ids] * math.sqrt(D) + sinusoidal_encoding(T, D)"
 _GREEDY = "ids = torch.cat([ids, logits[-1].argmax().reshape(1)])"
 
 _CATALOGUE = [
-    ("no_scale", "attention", "no 1/√Dh",
-     "divide the scores by √Dh (Dh = q.shape[-1]) before the softmax: without it the "
-     "scores grow with Dh and the softmax saturates on one key",
+    ("no_scale", "attention", N_("no 1/√Dh"),
+     N_("divide the scores by √Dh (Dh = q.shape[-1]) before the softmax: without it the "
+        "scores grow with Dh and the softmax saturates on one key"),
      _SCORES, "scores = q @ k.transpose(-2, -1)", no_scale),
-    ("wrong_axis", "attention", "softmax over the wrong axis",
-     "take the softmax over the keys, the last axis (dim=-1): each query's row of weights "
-     "must sum to 1, not each key's column",
+    ("wrong_axis", "attention", N_("softmax over the wrong axis"),
+     N_("take the softmax over the keys, the last axis (dim=-1): each query's row of weights "
+        "must sum to 1, not each key's column"),
      "weights = torch.softmax(scores, dim=-1)", "weights = torch.softmax(scores, dim=-2)",
      wrong_axis),
-    ("mask_after_softmax", "attention", "the mask applied after the softmax",
-     "the mask must be applied before the softmax (scores set to -inf where the mask is "
-     "False), so that the weights left sum to 1",
+    ("mask_after_softmax", "attention", N_("the mask applied after the softmax"),
+     N_("the mask must be applied before the softmax (scores set to -inf where the mask is "
+        "False), so that the weights left sum to 1"),
      _MASK, "weights = weights.masked_fill(~mask, 0.0)  # after the softmax",
      mask_after_softmax),
-    ("mask_inverted", "attention", "the mask inverted",
-     "the mask is True where a query MAY look at a key: fill the scores where it is False "
-     "(masked_fill(~mask, -inf)), not where it is True",
+    ("mask_inverted", "attention", N_("the mask inverted"),
+     N_("the mask is True where a query MAY look at a key: fill the scores where it is False "
+        "(masked_fill(~mask, -inf)), not where it is True"),
      _MASK, 'scores = scores.masked_fill(mask, float("-inf"))', mask_inverted),
-    ("upper_triangle", "causal_mask", "the upper triangle instead of the lower",
-     "True goes on and below the diagonal (torch.tril): query i may look at keys 0..i, "
-     "the past, never at the future",
+    ("upper_triangle", "causal_mask", N_("the upper triangle instead of the lower"),
+     N_("True goes on and below the diagonal (torch.tril): query i may look at keys 0..i, "
+        "the past, never at the future"),
      "return torch.tril(torch.ones(T, T, dtype=torch.bool))",
      "return torch.triu(torch.ones(T, T, dtype=torch.bool))", upper_triangle),
-    ("no_diagonal", "causal_mask", "the diagonal left out",
-     "keep the diagonal: query i may look at keys 0..i, itself included",
+    ("no_diagonal", "causal_mask", N_("the diagonal left out"),
+     N_("keep the diagonal: query i may look at keys 0..i, itself included"),
      "return torch.tril(torch.ones(T, T, dtype=torch.bool))",
      "return torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=-1)", no_diagonal),
-    ("causal_inverted", "causal_mask", "the causal mask inverted",
-     "True means 'may look': the mask is True on and below the diagonal and False above it",
+    ("causal_inverted", "causal_mask", N_("the causal mask inverted"),
+     N_("True means 'may look': the mask is True on and below the diagonal and False above it"),
      "return torch.tril(torch.ones(T, T, dtype=torch.bool))",
      "return ~torch.tril(torch.ones(T, T, dtype=torch.bool))", causal_inverted),
-    ("sin_cos_swapped", "sinusoidal_encoding", "sin and cos swapped",
-     "sin goes on the even dimensions (0, 2, 4, ...) and cos on the odd ones (1, 3, 5, ...)",
+    ("sin_cos_swapped", "sinusoidal_encoding", N_("sin and cos swapped"),
+     N_("sin goes on the even dimensions (0, 2, 4, ...) and cos on the odd ones (1, 3, 5, ...)"),
      "pe[:, 0::2] = torch.sin(angle)", "pe[:, 0::2] = torch.cos(angle)", sin_cos_swapped),
-    ("halves", "sinusoidal_encoding", "sin and cos in halves, not interleaved",
-     "interleave them: sin on the even dimensions, cos on the odd ones (pe[:, 0::2] and "
-     "pe[:, 1::2]), not sin in the first half and cos in the second",
+    ("halves", "sinusoidal_encoding", N_("sin and cos in halves, not interleaved"),
+     N_("interleave them: sin on the even dimensions, cos on the odd ones (pe[:, 0::2] and "
+        "pe[:, 1::2]), not sin in the first half and cos in the second"),
      "pe[:, 0::2] = torch.sin(angle)", "pe[:, : D // 2] = torch.sin(angle)", halves),
-    ("exponent_i", "sinusoidal_encoding", "the exponent i/D instead of 2i/D",
-     "the exponent is 2i/D where 2i is the even dimension (0, 2, 4, ...): "
-     "torch.arange(0, D, 2) / D, not torch.arange(D // 2) / D",
+    ("exponent_i", "sinusoidal_encoding", N_("the exponent i/D instead of 2i/D"),
+     N_("the exponent is 2i/D where 2i is the even dimension (0, 2, 4, ...): "
+        "torch.arange(0, D, 2) / D, not torch.arange(D // 2) / D"),
      "two_i = torch.arange(0, D, 2)[None, :]", "two_i = torch.arange(D // 2)[None, :]",
      exponent_i),
-    ("wrong_base", "sinusoidal_encoding", "a wrong base",
-     "the frequencies are 1 / 10000^(2i/D): the shipped models use the base 10000",
+    ("wrong_base", "sinusoidal_encoding", N_("a wrong base"),
+     N_("the frequencies are 1 / 10000^(2i/D): the shipped models use the base 10000"),
      "angle = pos / 10000 ** (two_i / D)", "angle = pos / 1000 ** (two_i / D)", wrong_base),
-    ("positions_from_1", "sinusoidal_encoding", "positions counted from 1",
-     "positions start at 0: the first token's encoding is sin 0 = 0 and cos 0 = 1",
+    ("positions_from_1", "sinusoidal_encoding", N_("positions counted from 1"),
+     N_("positions start at 0: the first token's encoding is sin 0 = 0 and cos 0 = 1"),
      "pos = torch.arange(T)[:, None]", "pos = torch.arange(1, T + 1)[:, None]",
      positions_from_1),
-    ("split_without_transpose", "multi_head_attention", "heads split without the transpose",
-     "split the heads with reshape(T, H, Dh) and then transpose(0, 1) to [H, T, Dh]: "
-     "reshape(H, T, Dh) alone mixes the tokens of different heads",
+    ("split_without_transpose", "multi_head_attention", N_("heads split without the transpose"),
+     N_("split the heads with reshape(T, H, Dh) and then transpose(0, 1) to [H, T, Dh]: "
+        "reshape(H, T, Dh) alone mixes the tokens of different heads"),
      _SPLIT, "return y.reshape(H, T, D // H)", split_without_transpose),
-    ("merge_without_transpose", "multi_head_attention", "heads merged without the transpose",
-     "put the heads back with z.transpose(0, 1).reshape(T, D): reshape(T, D) alone on "
-     "[H, T, Dh] mixes the tokens of different heads",
+    ("merge_without_transpose", "multi_head_attention", N_("heads merged without the transpose"),
+     N_("put the heads back with z.transpose(0, 1).reshape(T, D): reshape(T, D) alone on "
+        "[H, T, Dh] mixes the tokens of different heads"),
      "concat = z.transpose(0, 1).reshape(T, D)", "concat = z.reshape(T, D)",
      merge_without_transpose),
-    ("no_w_o", "multi_head_attention", "W_O forgotten",
-     "the concatenated heads go through the output projection at the end: "
-     "concat @ W_O + b_O",
+    ("no_w_o", "multi_head_attention", N_("W_O forgotten"),
+     N_("the concatenated heads go through the output projection at the end: "
+        "concat @ W_O + b_O"),
      'return concat @ params["W_O"] + params["b_O"]', "return concat", no_w_o),
-    ("no_biases", "multi_head_attention", "the biases forgotten",
-     "the projections have biases: q = x @ W_Q + b_Q (and b_K, b_V)",
+    ("no_biases", "multi_head_attention", N_("the biases forgotten"),
+     N_("the projections have biases: q = x @ W_Q + b_Q (and b_K, b_V)"),
      'q = split(x @ params["W_Q"] + params["b_Q"])', 'q = split(x @ params["W_Q"])',
      no_biases),
-    ("mask_ignored", "multi_head_attention", "the mask not passed on",
-     "pass the mask on to the heads: attention(q, k, v, mask)",
+    ("mask_ignored", "multi_head_attention", N_("the mask not passed on"),
+     N_("pass the mask on to the heads: attention(q, k, v, mask)"),
      "z, _ = attention(q, k, v, mask)", "z, _ = attention(q, k, v)", mask_ignored),
-    ("no_residual", "layer", "the residual forgotten",
-     "add each sublayer's input back before its norm (the residual connection): "
-     "x = norm(x + sublayer(x)), not norm(sublayer(x))",
+    ("no_residual", "layer", N_("the residual forgotten"),
+     N_("add each sublayer's input back before its norm (the residual connection): "
+        "x = norm(x + sublayer(x)), not norm(sublayer(x))"),
      _NORM1, "x = F.layer_norm(multi_head_attention(x, params, mask), ...)", no_residual),
-    ("pre_norm", "layer", "the norm before instead of after",
-     "the shipped models are post-norm, as in the paper and the lecture: "
-     "x = norm(x + sublayer(x)), not x = x + sublayer(norm(x))",
+    ("pre_norm", "layer", N_("the norm before instead of after"),
+     N_("the shipped models are post-norm, as in the paper and the lecture: "
+        "x = norm(x + sublayer(x)), not x = x + sublayer(norm(x))"),
      _NORM1, "x = x + multi_head_attention(F.layer_norm(x, ...), params, mask)", pre_norm),
-    ("relu", "layer", "ReLU instead of GELU",
-     "the shipped MLP uses GELU (F.gelu), not the paper's ReLU",
+    ("relu", "layer", N_("ReLU instead of GELU"),
+     N_("the shipped MLP uses GELU (F.gelu), not the paper's ReLU"),
      "mlp = F.gelu(x @ W_1 + b_1) @ W_2 + b_2", "mlp = torch.relu(x @ W_1 + b_1) @ W_2 + b_2",
      relu),
-    ("unbiased_norm", "layer", "the norm's variance divided by D - 1",
-     "LayerNorm divides the variance by D, not D - 1: var(unbiased=False), or F.layer_norm "
-     "(eps 1e-5)",
+    ("unbiased_norm", "layer", N_("the norm's variance divided by D - 1"),
+     N_("LayerNorm divides the variance by D, not D - 1: var(unbiased=False), or F.layer_norm "
+        "(eps 1e-5)"),
      "var = x.var(-1, keepdim=True, unbiased=False)", "var = x.var(-1, keepdim=True)",
      unbiased_norm),
-    ("no_positions", "encoder", "no positional encoding",
-     "add the positional encoding to the embeddings: without it attention sees the "
-     "sentence as a set of words, in no order",
+    ("no_positions", "encoder", N_("no positional encoding"),
+     N_("add the positional encoding to the embeddings: without it attention sees the "
+        "sentence as a set of words, in no order"),
      _EMBED, "x = embed[ids] * math.sqrt(D)", no_positions),
-    ("no_embed_scale", "encoder", "the embeddings not scaled by √D",
-     "the shipped models multiply the embeddings by √D before adding the positions "
-     "(the table is tied with the unembedding, so its rows are small)",
+    ("no_embed_scale", "encoder", N_("the embeddings not scaled by √D"),
+     N_("the shipped models multiply the embeddings by √D before adding the positions "
+        "(the table is tied with the unembedding, so its rows are small)"),
      _EMBED, "x = embed[ids] + sinusoidal_encoding(T, D)", no_embed_scale),
-    ("no_unembed_bias", "encoder", "the unembedding's bias forgotten",
-     "add the unembedding's bias: logits = x @ embed.T + unembed_bias",
+    ("no_unembed_bias", "encoder", N_("the unembedding's bias forgotten"),
+     N_("add the unembedding's bias: logits = x @ embed.T + unembed_bias"),
      'return x @ embed.T + params["unembed_bias"]', "return x @ embed.T", no_unembed_bias),
-    ("no_causal_mask", "generate", "no causal mask in the decoder",
-     "the clm is a decoder: run it with causal_mask(len(ids)), so that no token sees the "
-     "ones after it, as in training",
+    ("no_causal_mask", "generate", N_("no causal mask in the decoder"),
+     N_("the clm is a decoder: run it with causal_mask(len(ids)), so that no token sees the "
+        "ones after it, as in training"),
      "logits = encoder(ids, params, causal_mask(len(ids)))",
      "logits = encoder(ids, params)", no_causal_mask),
-    ("first_position", "generate", "the first position's logits",
-     "the next token is predicted at the last position: logits[-1].argmax()",
+    ("first_position", "generate", N_("the first position's logits"),
+     N_("the next token is predicted at the last position: logits[-1].argmax()"),
      _GREEDY, "ids = torch.cat([ids, logits[0].argmax().reshape(1)])", first_position),
 ]  # fmt: skip
 

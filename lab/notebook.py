@@ -12,6 +12,7 @@ import inspect
 import json
 from pathlib import Path
 
+from i18n import N_
 from lab import solutions
 
 SHIPPED = Path(__file__).resolve().parent / "transformer_lab.ipynb"
@@ -51,9 +52,11 @@ from torch import Tensor
 
 import lab"""
 
-# (exercise, the idea in markdown, the stub's signature line and docstring)
+# (exercise, the idea in markdown, the stub's signature line and docstring); the ideas are
+# marked for translation: the app's Lab page shows them in the visitor's language (_()),
+# the notebook stays in English.
 EXERCISES = [
-    ("attention", """\
+    ("attention", N_("""\
 ## 1. Scaled dot-product attention
 
 Attention is a soft dictionary lookup: a query is scored against every key, the softmax
@@ -70,10 +73,10 @@ $$\\text{Attention}(Q, K, V) = \\text{softmax}\\left(\\frac{Q K^\\top}{\\sqrt{D_
   a masked key gets weight exactly 0 and the other weights still sum to 1.
 
 Return `(out, weights)`. Handy: `k.transpose(-2, -1)`, `torch.softmax(x, dim=-1)`,
-`scores.masked_fill(condition, value)`.""",
+`scores.masked_fill(condition, value)`."""),
      'def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None):\n'
      '    """softmax(q k^T / sqrt(Dh)) v -> (out [..., T, Dh], weights [..., T, S])."""'),
-    ("causal_mask", """\
+    ("causal_mask", N_("""\
 ## 2. The causal mask
 
 A decoder (GPT) learns to predict every next token at once, so token i must not see the
@@ -82,10 +85,10 @@ says who may look: `mask[i, j]` is True when key j is at or before query i (j �
 
 - `causal_mask(T)` is `[T, T]`, dtype `torch.bool`, True on and below the diagonal.
 
-Handy: `torch.ones(T, T, dtype=torch.bool)`, `torch.tril`.""",
+Handy: `torch.ones(T, T, dtype=torch.bool)`, `torch.tril`."""),
      'def causal_mask(T: int) -> Tensor:\n'
      '    """[T, T] bool, True on and below the diagonal: query i may look at keys 0..i."""'),
-    ("sinusoidal_encoding", """\
+    ("sinusoidal_encoding", N_("""\
 ## 3. Positional encoding
 
 Attention treats its input as a set: "the dog bit the man" and "the man bit the dog" give
@@ -98,10 +101,10 @@ PE_{pos,\\,2i+1} = \\cos\\left(\\frac{pos}{10000^{2i/D}}\\right)$$
 - positions 0 … T-1, D even; the result is `[T, D]`, float32: sin on the even dimensions
   (0, 2, 4, …), cos on the odd ones (1, 3, 5, …).
 
-Handy: `torch.arange(0, D, 2)`, slicing `pe[:, 0::2]` and `pe[:, 1::2]`.""",
+Handy: `torch.arange(0, D, 2)`, slicing `pe[:, 0::2]` and `pe[:, 1::2]`."""),
      'def sinusoidal_encoding(T: int, D: int) -> Tensor:\n'
      '    """[T, D] float32: sin(pos / 10000^(2i/D)) on even dimensions, cos on odd ones."""'),
-    ("multi_head_attention", """\
+    ("multi_head_attention", N_("""\
 ## 4. Multi-head attention
 
 H heads attend in parallel, each in its own Dh = D / H dimensions, with its own slices of
@@ -116,10 +119,10 @@ owns columns h·Dh … (h+1)·Dh − 1 of q; `params["n_heads"]` is H.
 
 - `x` is `[T, D]`; project it, split `[T, D]` → `[T, H, Dh]` → transpose to `[H, T, Dh]`,
   attend (your `attention`: H is a batch dimension, the mask `[T, T]` broadcasts),
-  transpose back and reshape to `[T, D]`, then `@ W_O + b_O`. The result is `[T, D]`.""",
+  transpose back and reshape to `[T, D]`, then `@ W_O + b_O`. The result is `[T, D]`."""),
      'def multi_head_attention(x: Tensor, params: dict, mask: Tensor | None = None) -> Tensor:\n'
      '    """x [T, D] -> [T, D]: H heads in parallel, concatenated, then W_O."""'),
-    ("layer", """\
+    ("layer", N_("""\
 ## 5. The Transformer layer
 
 Attention, add & norm, MLP, add & norm. The residual connection (x + …) lets each sublayer
@@ -133,10 +136,10 @@ x \\leftarrow \\text{LayerNorm}_2(x + \\text{MLP}(x)), \\qquad
 LayerNorm over the last dimension: (x − mean) / √(var + 1e-5) · weight + bias, the
 variance divided by D; or `F.layer_norm(x, (D,), weight, bias)`. Its weights are
 `norm1_weight`, `norm1_bias`, `norm2_weight`, `norm2_bias` `[D]`; the MLP's `W_1` `[D, 512]`,
-`b_1`, `W_2` `[512, D]`, `b_2`; the GELU is `F.gelu`. `x` `[T, D]` → `[T, D]`.""",
+`b_1`, `W_2` `[512, D]`, `b_2`; the GELU is `F.gelu`. `x` `[T, D]` → `[T, D]`."""),
      'def layer(x: Tensor, params: dict, mask: Tensor | None = None) -> Tensor:\n'
      '    """One post-norm layer, x [T, D] -> [T, D]: attention, add & norm, MLP, add & norm."""'),
-    ("encoder", """\
+    ("encoder", N_("""\
 ## 6. The encoder: the whole mlm
 
 BERT-style: every token sees every token. From token ids to a score for every word of the
@@ -150,10 +153,10 @@ vocabulary at every position:
 
 `ids` is a 1-D tensor of token ids, e.g. `lab.encode("mlm", "I [MASK] across the river.")`
 ([BOS] … [EOS]). Keep the `mask` argument and pass it to every layer: the clm is the same
-stack with a causal mask (exercise 7).""",
+stack with a causal mask (exercise 7)."""),
      'def encoder(ids: Tensor, params: dict, mask: Tensor | None = None) -> Tensor:\n'
      '    """Token ids [T] -> logits [T, V]: embed * sqrt(D) + positions, the layers, unembed."""'),
-    ("generate", """\
+    ("generate", N_("""\
 ## 7. Generation: the clm writes
 
 GPT is the same stack with the causal mask. It writes one token at a time: run it on the
@@ -163,7 +166,7 @@ take the **last** position's logits, append the most likely token (greedy decodi
 
 - `prompt_ids` is 1-D, starting with [BOS]: `lab.encode("clm", "the dog")`;
 - return the prompt followed by the n new ids, `[T0 + n]`, as integer ids
-  (`torch.cat`; `lab.decode("clm", ids)` turns them back into text).""",
+  (`torch.cat`; `lab.decode("clm", ids)` turns them back into text)."""),
      'def generate(prompt_ids: Tensor, params: dict, n: int) -> Tensor:\n'
      '    """Greedy decoding with the clm: the prompt followed by n new token ids."""'),
 ]  # fmt: skip

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from i18n import _
 from lab import solutions
 from lab.mistakes import MISTAKES, Mistake, assemble
 from lab.weights import shared, shipped
@@ -71,24 +72,27 @@ class Spot:
         return float(np.nan_to_num(np.abs(self.weights - self.reference), nan=1.0).max())
 
     def effects(self) -> list[str]:
-        """What the bug does to the numbers, in words (computed, never hard-coded)."""
+        """What the bug does to the numbers, in words (computed, never hard-coded), in the
+        current language."""
         out = []
         sums = self.row_sums
         if np.isnan(sums).any():
-            out.append("some rows are NaN: every key of those queries was masked")
+            out.append(_("some rows are NaN: every key of those queries was masked"))
         elif np.abs(sums - 1).max() > 1e-3:
-            out.append(f"rows no longer sum to 1: from {np.nanmin(sums):.2f} to "
-                       f"{np.nanmax(sums):.2f}")  # fmt: skip
+            out.append(_("rows no longer sum to 1: from {low} to {high}",
+                         low=f"{np.nanmin(sums):.2f}", high=f"{np.nanmax(sums):.2f}"))  # fmt: skip
         if self.causal and self.future > 1e-6:
-            out.append(f"the future leaks: up to {self.future:.2f} of a query's weight lies "
-                       "on later tokens")  # fmt: skip
+            out.append(_("the future leaks: up to {share} of a query's weight lies on later "
+                         "tokens", share=f"{self.future:.2f}"))  # fmt: skip
         top, model_top = self.top, self._peak(self.reference, self.causal)
         if top > model_top + 0.05:
-            out.append(f"the weights saturate: a query's largest weight is {top:.2f} on "
-                       f"average (the model's {model_top:.2f})")  # fmt: skip
+            out.append(_("the weights saturate: a query's largest weight is {top} on average "
+                         "(the model's {model})", top=f"{top:.2f}",
+                         model=f"{model_top:.2f}"))  # fmt: skip
         if not out:
-            out.append(f"the weights change by up to {self.changed:.2f}" if self.changed > 1e-4
-                       else "this layer's attention does not change")  # fmt: skip
+            out.append(_("the weights change by up to {change}", change=f"{self.changed:.2f}")
+                       if self.changed > 1e-4
+                       else _("this layer's attention does not change"))  # fmt: skip
         return out
 
 
@@ -123,7 +127,8 @@ def spot_the_bug(
     attention at `layer` beside the model's. The mask's mistakes show on the clm only."""
     m = shipped(model)
     if not 0 <= layer < m.cfg.n_layers:
-        raise IndexError(f"{model} has layers 0..{m.cfg.n_layers - 1}, not {layer}")
+        raise IndexError(_("{name} has layers 0..{last}, not {layer}", name=model,
+                           last=m.cfg.n_layers - 1, layer=layer))
     enc = m.encode(text)
     ids = torch.tensor(enc.ids)
     reference = attention_with(None, ids, model)[layer]

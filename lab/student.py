@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from i18n import _
+
 CHECK_TAG = "check"
 
 
@@ -32,20 +34,23 @@ class Student:
 
 def _error(where: str, error: BaseException) -> str:
     frame = traceback.extract_tb(error.__traceback__)[-1:]
-    line = f" (line {frame[0].lineno})" if frame else ""
-    return f"{where}{line}: {type(error).__name__}: {error}"
+    kind = type(error).__name__
+    if frame:
+        return _("{where} (line {line}): {error}: {text}", where=where, line=frame[0].lineno,
+                 error=kind, text=error)  # fmt: skip
+    return f"{where}: {kind}: {error}"
 
 
 def load(path: str | Path) -> Student:
     """Run a student's .py or .ipynb file and keep what it defined."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no file {path}")
+        raise FileNotFoundError(_("no file {path}", path=path))
     if path.suffix == ".ipynb":
         return _notebook(path)
     if path.suffix == ".py":
         return _module(path)
-    raise ValueError(f"{path}: expected a .py or an .ipynb file")
+    raise ValueError(_("{path}: expected a .py or an .ipynb file", path=path))
 
 
 def _module(path: Path) -> Student:
@@ -86,5 +91,5 @@ def _notebook(path: Path) -> Student:
         try:
             exec(compile(source, filename, "exec"), names)  # the student's own code
         except Exception as error:
-            errors.append(_error(f"cell {n}", error))
+            errors.append(_error(_("cell {n}", n=n), error))
     return Student(path, names, errors)

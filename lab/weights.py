@@ -33,6 +33,7 @@ from typing import Any
 import torch
 
 import model
+from i18n import _
 from model.lm import TransformerLM
 
 LAB_MODELS = ("mlm", "clm")  # the encoder (BERT-style) and the decoder (GPT-style)
@@ -84,12 +85,13 @@ def params(name: str = "mlm", layer: int | None = None) -> Params:
     """The weights of the shipped `name` ("mlm" or "clm") in the lab's layout (see the
     module's docstring); with `layer`, only that layer's (0 = the first)."""
     if name not in LAB_MODELS:
-        raise ValueError(f"the lab reads {' or '.join(LAB_MODELS)}, not {name!r}")
+        raise ValueError(_("the lab reads the mlm or the clm, not {name}", name=repr(name)))
     m = shipped(name)
     stack, heads = m.module.stack, m.cfg.n_heads
     if layer is not None:
         if not 0 <= layer < len(stack.layers):
-            raise IndexError(f"{name} has layers 0..{len(stack.layers) - 1}, not {layer}")
+            raise IndexError(_("{name} has layers 0..{last}, not {layer}", name=name,
+                               last=len(stack.layers) - 1, layer=layer))
         return _layer(stack.layers[layer], heads)
     return {
         "embed": _copy(stack.embed.weight),

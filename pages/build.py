@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from i18n import _
+from i18n import N_, _
 from ui.frame import frame
 from ui.parts.lab import SPOT_MODEL, exercises, notebook_download, spot_shape, spot_the_bug
 from ui.show import keep_state, layer_head, lazy_sections
@@ -11,12 +11,12 @@ from ui.view import View
 
 def spot(view: View) -> None:
     """Each classic mistake run on the shipped clm with the sentence: which bug is which?"""
-    st.markdown(
-        f"The same sentence, the same weights of the shipped **{SPOT_MODEL}**, and the lab's "
+    st.markdown(_(
+        "The same sentence, the same weights of the shipped **{model}**, and the lab's "
         "reference code with **one classic mistake** swapped in: the picture changes. Which "
-        "bug made which picture? Guess with the class, then reveal."
-    )
-    layer, head, _ = layer_head("lab", *spot_shape(), average=False)
+        "bug made which picture? Guess with the class, then reveal.", model=SPOT_MODEL,
+    ))  # fmt: skip
+    layer, head, _average = layer_head("lab", *spot_shape(), average=False)
     spot_the_bug(view.sentence, "lab_spot", layer, head)
 
 
@@ -32,10 +32,10 @@ def draw(view: View) -> None:
 frame(
     "build",
     draw,
-    "The lecture ends with a lab: students write the Transformer themselves, in a notebook, "
-    "one function per idea (attention, the causal mask, the positional encoding, multi-head "
-    "attention, the layer, the encoder, generation). A checker, `python -m lab check`, "
-    "compares each function with the shipped models on sentences drawn at random and names "
-    "the classic mistakes. **Spot the bug** shows what those mistakes do to the attention "
-    "of the real model on your sentence. The server only runs the lab's own code.",
+    N_("The lecture ends with a lab: students write the Transformer themselves, in a notebook, "
+       "one function per idea (attention, the causal mask, the positional encoding, multi-head "
+       "attention, the layer, the encoder, generation). A checker, `python -m lab check`, "
+       "compares each function with the shipped models on sentences drawn at random and names "
+       "the classic mistakes. **Spot the bug** shows what those mistakes do to the attention "
+       "of the real model on your sentence. The server only runs the lab's own code."),
 )

@@ -19,7 +19,7 @@ SENTENCE = "the teacher asked the student a question"
 
 def test_the_exercises_tab_lists_the_notebook_and_offers_it() -> None:
     at = page("build", SENTENCE)
-    at.session_state[section_key("build")] = "The exercises"
+    at.session_state[section_key("build")] = "exercises"
     at.run()
     assert_ok(at)
     labels = [e.label for e in at.expander]

@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 import viz
+from i18n import _
 from ui.figures import chart
 from ui.lecture.kit import predict
 from ui.show import md_escape
@@ -42,19 +43,21 @@ def notebook_download(key: str) -> None:
     """The student's notebook, as shipped (every exercise still to write)."""
     from lab.notebook import SHIPPED
 
-    st.download_button("Download the notebook (transformer_lab.ipynb)", SHIPPED.read_bytes(),
+    st.download_button(_("Download the notebook (transformer_lab.ipynb)"), SHIPPED.read_bytes(),
                        file_name="transformer_lab.ipynb", mime="application/x-ipynb+json",
                        key=key, icon=":material/download:")  # fmt: skip
-    st.caption("Open it in Jupyter or VS Code; `python -m lab check transformer_lab.ipynb` "
-               "then checks every exercise against the shipped models "
-               "(lab/README.md).")  # fmt: skip
+    st.caption(_("Open it in Jupyter or VS Code; `python -m lab check transformer_lab.ipynb` "
+                 "then checks every exercise against the shipped models "
+                 "(lab/README.md)."))  # fmt: skip
 
 
 def exercises() -> None:
-    """Each exercise of the notebook: its name and the explanation the notebook gives."""
+    """Each exercise of the notebook: its name and the explanation the notebook gives (in
+    the current language; the notebook itself is in English)."""
     from lab.notebook import EXERCISES
 
-    for name, text, _ in EXERCISES:  # (name, its explanation, its stub)
+    for name, idea, _stub in EXERCISES:  # (name, its explanation, its stub)
+        text = _(idea)
         title = text.strip().splitlines()[0].lstrip("# ").strip()
         with st.expander(title or name):
             st.markdown(text)
@@ -74,22 +77,25 @@ def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
     bug's one-line diff and what it does to the numbers."""
     found = spots(text, layer)
     where = (text[:MAX_SPOT_CHARS], layer, head)
-    titles = [s.mistake.title for s in found]
-    label = f"{SPOT_MODEL}, layer {layer + 1}, head {head + 1}"
+    titles = [s.mistake.title for s in found]  # ids (English), shown through _()
+    label = _("{model}, layer {layer}, head {head}", model=SPOT_MODEL, layer=layer + 1,
+              head=head + 1)  # fmt: skip
     for letter, n in zip(LETTERS, order(text, len(found)), strict=False):
         s = found[n]
-        st.markdown(f"#### Picture {letter}")
+        st.markdown("#### " + _("Picture {letter}", letter=letter))
         left, right = st.columns(2)
         with left:
             chart(f"{key}_{letter}", (*where, s.mistake.name), viz.attention_heatmap,
                   np.nan_to_num(s.weights[head], nan=0.0), s.tokens,
-                  title=f"picture {letter}: {label}, with one bug",
+                  title=_("picture {letter}: {label}, with one bug", letter=letter, label=label),
                   filename=f"lab_bug_{letter}")  # fmt: skip
-        if predict(f"{key}_{letter}", f"Which bug made picture {letter}?", titles,
-                   s.mistake.title, md_escape("; ".join(s.effects())) + "."):  # fmt: skip
+        effects = md_escape("; ".join(s.effects())) + "."
+        if predict(f"{key}_{letter}", _("Which bug made picture {letter}?", letter=letter),
+                   titles, s.mistake.title, effects, label=_):  # fmt: skip
             with right:
                 chart(f"{key}_{letter}_model", where, viz.attention_heatmap,
-                      s.reference[head], s.tokens, title=f"the model's own: {label}",
+                      s.reference[head], s.tokens,
+                      title=_("the model's own: {label}", label=label),
                       filename="lab_model_attention")  # fmt: skip
             st.code(s.mistake.diff, language="diff")
-            st.caption(md_escape(s.mistake.hint))
+            st.caption(md_escape(_(s.mistake.hint)))
