@@ -59,11 +59,11 @@ PICKERS: dict[str, tuple[str, Callable[[AppTest, int], None]]] = {
 
 # The section tab each picker sits in (ui.show.lazy_sections); a new sentence is timed on
 # the page's first tab, the one a visitor sees.
-PICKER_TABS = {
-    "tokens": "Nearest neighbours",
-    "positional": "Sinusoidal",
-    "masked": "Where the [MASK] looked",
-    "causal": "The next token, then generation",
+PICKER_TABS = {  # by id: Nearest neighbours, Sinusoidal, Where the [MASK] looked, The next token
+    "tokens": "neighbours",
+    "positional": "sinusoidal",
+    "masked": "looked",
+    "causal": "writing",
 }
 
 

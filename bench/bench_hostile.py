@@ -42,7 +42,7 @@ def run_page(name: str, text: str) -> tuple[float, float, int, float]:
     from streamlit.testing.v1 import AppTest
 
     from tests.charts import charts as drawn_charts
-    from ui.show import section_key
+    from ui.show import section_ids, section_key
 
     st.cache_data.clear()
     at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=600)
@@ -55,8 +55,8 @@ def run_page(name: str, text: str) -> tuple[float, float, int, float]:
     rerun = time.perf_counter() - start
     charts = len(drawn_charts(at))
     tabs = 0.0
-    for label in [tab.label for tab in at.tabs][1:]:
-        at.session_state[section_key(name)] = label
+    for tab in section_ids(name)[1:]:
+        at.session_state[section_key(name)] = tab
         start = time.perf_counter()
         at.run()
         tabs = max(tabs, time.perf_counter() - start)

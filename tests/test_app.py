@@ -26,7 +26,7 @@ from ui.lecture.frame import OVERVIEW
 from ui.lecture.syllabus import STEPS
 from ui.registry import BY_KEY
 from ui.registry import PAGES as PAGE_SPECS
-from ui.show import section_key
+from ui.show import section_ids, section_key
 from ui.state import MAX_UPLOAD_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,8 +115,8 @@ def test_page_runs_for_each_lecture_example(name: str, example: str) -> None:
     labels = [tab.label for tab in at.tabs]
     assert bool(labels) == (name in TABBED), labels
     drawn = {c.key for c in drawn_charts(at)}
-    for label in labels[1:]:
-        at.session_state[section_key(name)] = label
+    for tab in section_ids(name)[1:]:  # by id, not by its words (ui.show.lazy_sections)
+        at.session_state[section_key(name)] = tab
         assert_ok(at.run())
         drawn |= {c.key for c in drawn_charts(at)}
     assert len(drawn) >= 3, drawn
@@ -260,27 +260,27 @@ def test_every_attention_step_is_drawn_and_matches_the_model(step: int) -> None:
 
 
 def test_token_picker_changes_the_neighbours_and_the_trajectory() -> None:
-    at = page("tokens", PROBES[0], tokens_section="Through the layers")
+    at = page("tokens", PROBES[0], tokens_section="layers")
     assert set(charts(at)) == {"tok_strip", "tok_trajectory"}, "only the open tab is drawn"
     before = charts(at)["tok_trajectory"]["layout"]["title"]["text"]
     at.selectbox(key="tok_token").set_value(5).run()  # "river"
     assert "river" in charts(at)["tok_trajectory"]["layout"]["title"]["text"]
     assert charts(at)["tok_trajectory"]["layout"]["title"]["text"] != before
-    at.session_state["tokens_section"] = "Nearest neighbours"
+    at.session_state["tokens_section"] = "neighbours"
     at.run()
     assert at.selectbox(key="tok_token").value == 5, "the token is kept across the tabs"
     assert any("river" in trace.get("name", "") for trace in charts(at)["tok_map"]["data"])
     at.slider(key="tok_k").set_value(12).run()
-    at.session_state["tokens_section"] = "Embedding matrix"
+    at.session_state["tokens_section"] = "matrix"
     at.run()
     assert "tok_map" not in charts(at)
-    at.session_state["tokens_section"] = "Nearest neighbours"
+    at.session_state["tokens_section"] = "neighbours"
     at.run()
     assert at.slider(key="tok_k").value == 12, "so is the number of neighbours"
 
 
 def test_pickers_survive_a_shorter_sentence() -> None:
-    at = page("tokens", PROBES[0], tokens_section="Nearest neighbours")
+    at = page("tokens", PROBES[0], tokens_section="neighbours")
     at.selectbox(key="tok_token").set_value(11).run()
     at.text_area(key="w_sentence").input("the cat").run()
     assert_ok(at)
@@ -317,7 +317,7 @@ def test_masked_page_ranks_tokens_for_each_mask() -> None:
         assert probs == sorted(probs, reverse=True)
         assert all(0 <= p <= 1 for p in probs)
     assert not any(key.startswith("mask_row") for key in figs), "drawn only in its tab"
-    at.session_state["masked_section"] = "Where the [MASK] looked"
+    at.session_state["masked_section"] = "looked"
     assert {"mask_row_0", "mask_row_1"} <= charts(at.run()).keys(), "each [MASK]'s attention"
 
 
@@ -336,7 +336,7 @@ def test_masked_page_masks_a_chosen_token() -> None:
     assert [m.label for m in at.metric] == ["Forward pass"]
 
 
-WRITE = "The next token, then generation"  # the causal page's tab
+WRITE = "writing"  # the causal page's tab "The next token, then generation", by its id
 
 
 def test_causal_page_generates_the_same_text_for_the_same_seed() -> None:
@@ -375,7 +375,7 @@ def test_causal_page_shows_the_mask_and_the_filtered_distribution() -> None:
     assert sum(p > 0 for p in probs) == 3, "top-k 3 leaves three tokens"
     assert abs(sum(probs) - 1) < 1e-6
     at.slider(key="causal_temp").set_value(1.5).run()
-    for tab in ("How it learns", WRITE):  # the settings are kept while another tab is open
+    for tab in ("learns", WRITE):  # the settings are kept while another tab is open
         at.session_state["causal_section"] = tab
         assert_ok(at.run())
     assert at.slider(key="causal_temp").value == 1.5 and at.slider(key="causal_topk").value == 3

@@ -192,7 +192,7 @@ def test_coreference_is_reported_honestly_with_the_masked_alternative() -> None:
 
 
 def test_the_causal_page_shows_targets_shifted_by_one() -> None:
-    at = page("causal", "I go to school", model="clm", causal_section="How it learns")
+    at = page("causal", "I go to school", model="clm", causal_section="learns")
     assert_ok(at)
     fig = charts(at)["causal_targets"]
     text = fig["data"][0]["text"]
@@ -201,7 +201,7 @@ def test_the_causal_page_shows_targets_shifted_by_one() -> None:
 
 
 def test_the_masked_page_draws_bert_masking_again_on_a_click() -> None:
-    at = page("masked", RIVER, masked_section="How BERT learns")
+    at = page("masked", RIVER, masked_section="learns")
     assert_ok(at)
     first = at.dataframe[-1].value
     assert set(first.columns) >= {"token", "the model reads", "its first guess", "p(token)"}

@@ -108,6 +108,6 @@ def test_the_first_tokens_page_loads_no_model(monkeypatch) -> None:
     assert not at.exception, at.exception
     assert charts(at) and '"river"' in specs(at)
     assert not at.dataframe, "the neighbours' tab is not open"
-    at.session_state["tokens_section"] = "Nearest neighbours"
+    at.session_state["tokens_section"] = "neighbours"
     assert not at.run().exception, at.exception
     assert len(at.dataframe) == 1, "the nearest-neighbour table is shown"

@@ -24,7 +24,7 @@ from streamlit.testing.v1.element_tree import TESTING_KEY
 
 from tests.charts import charts as drawn_charts
 from tests.test_app import EVERY_PAGE, app_test
-from ui.show import section_key
+from ui.show import section_ids, section_key
 
 # Text that a visitor may type, paste or upload. Those in REFUSED must draw a message.
 HOSTILE_TEXT: dict[str, str] = {
@@ -99,7 +99,8 @@ def views(key: str) -> list[View]:
     """Every view the page offers, found from its first run."""
     at = View("first view").open(key)
     found = [View("first view")]
-    found += [View(f"tab {t.label}", [_set_state(section_key(key), t.label)]) for t in at.tabs]
+    found += [View(f"tab {t.label}", [_set_state(section_key(key), tab)])
+              for t, tab in zip(at.tabs, section_ids(key), strict=True)]  # fmt: skip
     found += [View(f"expander {e.key}", [_set_state(e.key, True)])
               for e in at.expander if getattr(e, "key", None)]  # fmt: skip
     found += [View(f"toggle {t.key}", [_switch_on(t.key)]) for t in at.toggle if t.key]

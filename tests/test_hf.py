@@ -279,7 +279,7 @@ def test_pages_render_hf_models(registered, page: str, family: str) -> None:
     at.session_state["sentence"] = SENTENCE
     at.session_state["model"] = registered[family]
     at.session_state["att_grid_open"] = True  # the attention page's grid, drawn when open
-    at.session_state["positional_section"] = "Embedding + position"  # a tab with the tokens
+    at.session_state["positional_section"] = "sum"  # Embedding + position: a tab with the tokens
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="w_model").value == registered[family]

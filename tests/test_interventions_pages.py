@@ -56,7 +56,7 @@ def test_the_experiments_are_drawn_only_in_their_tabs() -> None:
 
 
 def test_the_knockout_grid_is_each_heads_effect_on_the_guess(mlm) -> None:
-    at = open_tab("masked", "Knock out heads")
+    at = open_tab("masked", "knockout")
     assert_ok(at)
     grid = np.array(unpack_z(charts(at)["ko_grid"]), dtype=float)
     assert grid.shape == (4, 4)
@@ -73,7 +73,7 @@ def test_the_knockout_grid_is_each_heads_effect_on_the_guess(mlm) -> None:
 
 
 def test_heads_knocked_out_together_recompute_the_guess_and_the_attention(mlm) -> None:
-    at = open_tab("masked", "Knock out heads")
+    at = open_tab("masked", "knockout")
     at.multiselect(key="ko_heads").set_value([("", 3, 1), ("", 2, 3)]).run()
     assert_ok(at)
     figs = charts(at)
@@ -89,7 +89,7 @@ def test_heads_knocked_out_together_recompute_the_guess_and_the_attention(mlm) -
 
 
 def test_every_layers_guess_is_the_logit_lens(mlm) -> None:
-    at = open_tab("masked", "Every layer's guess")
+    at = open_tab("masked", "lens")
     assert_ok(at)
     ids = mlm.encode(BANK_MASKED).ids
     lens = mlm.logit_lens(ids, at=[11])[:, 0]
@@ -101,7 +101,7 @@ def test_every_layers_guess_is_the_logit_lens(mlm) -> None:
 
 
 def test_attention_beside_attribution_states_their_correlation(mlm) -> None:
-    at = open_tab("masked", "Attention beside attribution")
+    at = open_tab("masked", "attribution")
     assert_ok(at)
     fig = charts(at)["attr_bars"]
     assert [trace["name"] for trace in fig["data"]] == ["attention", "integrated gradients"]
@@ -116,9 +116,9 @@ def test_attention_beside_attribution_states_their_correlation(mlm) -> None:
 
 
 def test_patch_a_into_b_with_the_lecture_pair(mlm) -> None:
-    at = open_tab("masked", "Patch A into B")
+    at = open_tab("masked", "patch")
     assert any("Compare with a second sentence" in i.value for i in at.info)
-    at = open_tab("masked", "Patch A into B", compare_on=True, compare_text=MONEY_BANK)
+    at = open_tab("masked", "patch", compare_on=True, compare_text=MONEY_BANK)
     assert_ok(at)
     share = np.array(unpack_z(charts(at)["patch_grid"]), float)
     n = len(mlm.encode(RIVER_BANK).ids)
@@ -128,23 +128,23 @@ def test_patch_a_into_b_with_the_lecture_pair(mlm) -> None:
 
 
 def test_patching_sentences_of_different_lengths_is_a_message() -> None:
-    at = open_tab("masked", "Patch A into B", compare_on=True, compare_text="the dog bit")
+    at = open_tab("masked", "patch", compare_on=True, compare_text="the dog bit")
     assert_ok(at)
     said = " ".join(i.value for i in at.info)
     assert "A has 14, B 5" in said and PAIRS[0][0][:20] in said
 
 
 def test_the_causal_page_reads_the_guess_before_the_last_word() -> None:
-    for tab in ("Knock out heads", "Every layer's guess", "Attention beside attribution"):
+    for tab in ("knockout", "lens", "attribution"):
         at = open_tab("causal", tab)
         assert_ok(at)
         assert at.selectbox(key="exp_position").value == 10, "the guess after 'other': bank"
-    assert "The final guess is 'bank'" in captions(open_tab("causal", "Every layer's guess"))
+    assert "The final guess is 'bank'" in captions(open_tab("causal", "lens"))
 
 
 def test_the_cross_attention_page_knocks_out_its_three_stacks() -> None:
     at = app_test("cross_attention")
-    at.session_state["cross_attention_section"] = "Knock out heads"
+    at.session_state["cross_attention_section"] = "knockout"
     at.run()
     assert_ok(at)
     assert np.array(unpack_z(charts(at)["ko_grid"]), float).shape == (9, 4)
@@ -157,7 +157,7 @@ def test_the_cross_attention_page_knocks_out_its_three_stacks() -> None:
 
 def test_the_vision_page_knocks_out_heads() -> None:
     at = app_test("vision")
-    at.session_state["vision_section"] = "Knock out heads"
+    at.session_state["vision_section"] = "knockout"
     at.run()
     assert_ok(at)
     assert np.array(unpack_z(charts(at)["ko_grid"]), float).shape == (4, 4)
@@ -170,7 +170,7 @@ def test_a_big_models_grid_comes_a_layer_at_a_time(monkeypatch) -> None:
 
     monkeypatch.setattr(knockout, "AT_ONCE", {False: 4, True: 4})
     monkeypatch.setattr(knockout, "BUDGET_S", 0.0)  # one layer a click
-    at = open_tab("masked", "Knock out heads")
+    at = open_tab("masked", "knockout")
     assert_ok(at)
     assert "ko_grid" not in charts(at) and "0 of 4 layers" in captions(at)
     at.button(key="ko_more").click().run()

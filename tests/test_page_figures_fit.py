@@ -59,14 +59,14 @@ def _cells_fit(fig: dict, plot_px: float) -> bool:
 def test_numbers_in_cells_only_where_they_fit(
     page: str, widget: str, sentence: str, model_name: str
 ) -> None:
-    tab = {"pos_dot": {"positional_section": "Sinusoidal"}}.get(widget, {})
+    tab = {"pos_dot": {"positional_section": "sinusoidal"}}.get(widget, {})
     fig = charts(page, sentence, model_name, **tab)[widget]
     assert _cells_fit(fig, PLOT_PX[widget]), widget
     assert all(trace.get("customdata") is not None for trace in fig["data"])  # on hover
 
 
 def test_the_waves_are_continuous_curves_through_the_positions() -> None:
-    fig = charts("positional", "the dog bit the man", positional_section="Sinusoidal")["pos_waves"]
+    fig = charts("positional", "the dog bit the man", positional_section="sinusoidal")["pos_waves"]
     lines = [t for t in fig["data"] if t.get("mode") == "lines"]
     dots = [t for t in fig["data"] if t.get("mode") == "markers"]
     assert lines and len(lines) == len(dots)

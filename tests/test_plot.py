@@ -13,7 +13,7 @@ import pytest
 
 from tests.charts import charts
 from tests.test_app import EVERY_PAGE, app_test
-from ui.show import section_key
+from ui.show import section_ids, section_key
 from ui.workarounds.chart import PLOTLY_FILE, payload, unpack
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,8 +57,8 @@ def test_every_drawn_figure_uses_the_bundles_traces(key: str) -> None:
     at = app_test(key).run()
     assert not at.exception, at.exception
     drawn = charts(at)
-    for label in [tab.label for tab in at.tabs][1:]:
-        at.session_state[section_key(key)] = label
+    for tab in section_ids(key)[1:]:
+        at.session_state[section_key(key)] = tab
         assert not at.run().exception, at.exception
         drawn += charts(at)
     types = {trace.get("type", "scatter") for chart in drawn for trace in chart.figure["data"]}

@@ -118,8 +118,8 @@ def test_the_page_shows_a_test_digit_its_patches_and_the_prediction() -> None:
     bars = charts["vit_classes"]["data"][0]
     assert abs(sum(bars["x"]) - 1) < 1e-6 and len(bars["x"]) == 10
     assert any("a 3" in c.value for c in at.caption)
-    tabs = {"Patch + position = input": {"vit_input", "vit_positions"},
-            "Where [CLS] looks": {"vit_cls", "vit_rollout"}}  # fmt: skip
+    tabs = {"input": {"vit_input", "vit_positions"},  # "Patch + position = input"
+            "cls": {"vit_cls", "vit_rollout"}}  # "Where [CLS] looks"; fmt: skip
     for label, keys in tabs.items():
         at.session_state["vision_section"] = label
         assert not at.run().exception
