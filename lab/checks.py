@@ -268,8 +268,8 @@ def fit_base(results: Results) -> Mistake | None:
                 base = angle ** (-D / 2)
                 if _gives(lambda T, D, base=base: with_base(T, D, base), results):
                     wrong = MISTAKES["wrong_base"]
-                    hint = _("your frequencies fit a base of {base}; {hint}", base=f"{base:.4g}",
-                             hint=_(wrong.hint))  # fmt: skip
+                    hint = _("your frequencies fit a base of {base}; {hint}",
+                             base=format(base, ".4g"), hint=_(wrong.hint))  # fmt: skip
                     return dataclasses.replace(wrong, hint=hint)
     return None
 
@@ -358,7 +358,7 @@ def attention_fact(got: Any, case: Case) -> tuple[str | None, str]:
     if idx is not None:
         row = _index(idx)[:-1] + ", :]"
         return _("row {i} of the weights (weights{row}) sums to {total}", i=idx[-1], row=row,
-                 total=f"{sums[idx].item():.4f}"), _(
+                 total=format(sums[idx].item(), ".4f")), _(
             "a softmax over the keys (dim=-1) makes every row sum to 1"
         )  # fmt: skip
     mask = case.args[3]
@@ -366,7 +366,7 @@ def attention_fact(got: Any, case: Case) -> tuple[str | None, str]:
         idx = _first(~mask.expand_as(weights) & (weights.abs() > ZERO))
         if idx is not None:
             return _("weights{index} is {value} where the mask is False", index=_index(idx),
-                     value=f"{weights[idx].item():.4f}"), _(
+                     value=format(weights[idx].item(), ".4f")), _(
                 "masked weights must be 0: set the scores to -inf where the mask is False, "
                 "before the softmax"
             )  # fmt: skip

@@ -80,17 +80,18 @@ class Spot:
             out.append(_("some rows are NaN: every key of those queries was masked"))
         elif np.abs(sums - 1).max() > 1e-3:
             out.append(_("rows no longer sum to 1: from {low} to {high}",
-                         low=f"{np.nanmin(sums):.2f}", high=f"{np.nanmax(sums):.2f}"))  # fmt: skip
+                         low=format(np.nanmin(sums), ".2f"),
+                         high=format(np.nanmax(sums), ".2f")))  # fmt: skip
         if self.causal and self.future > 1e-6:
             out.append(_("the future leaks: up to {share} of a query's weight lies on later "
-                         "tokens", share=f"{self.future:.2f}"))  # fmt: skip
+                         "tokens", share=format(self.future, ".2f")))  # fmt: skip
         top, model_top = self.top, self._peak(self.reference, self.causal)
         if top > model_top + 0.05:
             out.append(_("the weights saturate: a query's largest weight is {top} on average "
-                         "(the model's {model})", top=f"{top:.2f}",
-                         model=f"{model_top:.2f}"))  # fmt: skip
+                         "(the model's {model})", top=format(top, ".2f"),
+                         model=format(model_top, ".2f")))  # fmt: skip
         if not out:
-            out.append(_("the weights change by up to {change}", change=f"{self.changed:.2f}")
+            out.append(_("the weights change by up to {change}", change=format(self.changed, ".2f"))
                        if self.changed > 1e-4
                        else _("this layer's attention does not change"))  # fmt: skip
         return out
