@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from i18n import _
 from model.tokenizer import SPACE_MARK, SPECIAL_TOKENS
 from model.trace import Trace
 
@@ -43,8 +44,10 @@ def default_token(tokens: Sequence[str], prefer: Sequence[str] = ("bank",)) -> i
 
 
 def stage_names(n_layers: int) -> list[str]:
-    """ "token embedding + position" (the input to layer 1), then "after layer 1", ..."""
-    return ["input (embedding + position)"] + [f"after layer {i}" for i in range(1, n_layers + 1)]
+    """ "token embedding + position" (the input to layer 1), then "after layer 1", ..., in
+    the session's language (they label rows, axes and downloads)."""
+    after = [_("after layer {n}", n=i) for i in range(1, n_layers + 1)]
+    return [_("input (embedding + position)"), *after]
 
 
 def softmax_rows(scores: np.ndarray) -> np.ndarray:

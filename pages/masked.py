@@ -36,26 +36,27 @@ def draw(view: View) -> None:
     # Which tokens to hide: chosen here, plus any [MASK] typed in the sentence
     c1, c2 = st.columns([4, 1])
     chosen = c1.multiselect(
-        "Tokens to mask",
+        _("Tokens to mask"),
         analysis.word_positions(t.tokens),
         key="mask_tokens",
         format_func=labels.__getitem__,
-        help="Each chosen token becomes [MASK] before the model reads it; so does a typed [MASK].",
+        help=_("Each chosen token becomes [MASK] before the model reads it; so does a typed "
+               "[MASK]."),
     )
-    k = c2.slider("Guesses to show", 1, 20, 5, key="mask_k")
+    k = c2.slider(_("Guesses to show"), 1, 20, 5, key="mask_k")
     other = compare.second_sentence(view)
     if other is not None:  # compare mode: one shared word hidden in both sentences
         compare.guesses_side_by_side(view, other, k)
         st.divider()
     masked = sorted(set(chosen) | set(typed))
     if not masked:
-        st.info("Choose a token to mask above, or type [MASK] in the sentence.", icon="🎭")
+        st.info(_("Choose a token to mask above, or type [MASK] in the sentence."), icon="🎭")
         return
 
     ids = tuple(specials["[MASK]"] if i in masked else int(x) for i, x in enumerate(t.ids))
     mt = cache.get_trace_ids(ids, name, device)
     where = (view.key, ids)
-    chart("mask_strip", where, viz.token_strip, mt.tokens, mt.ids, title="what the model reads",
+    chart("mask_strip", where, viz.token_strip, mt.tokens, mt.ids, title=_("what the model reads"),
           highlight=masked, filename="masked_tokens")  # fmt: skip
 
     ranked = cache.fill_mask_ids(ids, name, device, k)  # every mask is predicted (one pass)
@@ -76,7 +77,7 @@ def draw(view: View) -> None:
         "patch": (_("Patch A into B"), lambda: compare.patch_into(view, other)),
     })  # fmt: skip
 
-    st.subheader("Numbers")
+    st.subheader(_("Numbers"))
     predictions = [
         {"position": p, "original": t.tokens[p],
          "candidates": [{"token": w, "probability": q} for w, q in c]}
@@ -84,16 +85,16 @@ def draw(view: View) -> None:
     ]  # fmt: skip
     record = {"sentence": view.sentence, "model": name, "tokens": mt.tokens, "masked": masked}
     record |= {"raw_tokens": mt.raw_tokens, "predictions": predictions}
-    download_json("Masked predictions (JSON)", record, "mask_dl_json", "masked_predictions.json")
+    download_json(_("Masked predictions (JSON)"), record, "mask_dl_json", "masked_predictions.json")
 
 
 frame(
     "masked",
     draw,
-    "An encoder such as BERT is trained by hiding about 15% of the tokens behind **[MASK]** "
-    "and guessing them from the words on *both* sides. Mask a token (or type [MASK] in the "
-    "sentence) and read the model's ranked guesses. Try *I swam across the river to get to "
-    "the other bank.* with *bank* masked, then the sentence with the cash.",
+    _("An encoder such as BERT is trained by hiding about 15% of the tokens behind "
+      "**[MASK]** and guessing them from the words on *both* sides. Mask a token (or type "
+      "[MASK] in the sentence) and read the model's ranked guesses. Try *I swam across the "
+      "river to get to the other bank.* with *bank* masked, then the sentence with the cash."),
     reset={"mask_window": None, "mask_tokens": default_masks, "cmp_mask_word": None,
            "cmp_patch_word": None, **RESET},
 )

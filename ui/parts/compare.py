@@ -18,6 +18,7 @@ import streamlit as st
 import analysis
 import viz
 from analysis.interventions import first_guess, restored, two_guesses
+from i18n import N_, _
 from model import CLEAN, SITES, Patch, RunOptions, Trace
 from model.examples import PAIRS
 from ui import cache
@@ -28,8 +29,10 @@ from ui.state import MAX_URL_CHARS
 from ui.view import View
 
 NO_POSITIONS = RunOptions(positions=False)
-PAIR_NAMES = ["bank: river / cash", "the dog bit the man / the man bit the dog",
+PAIR_NAMES = [N_("bank: river / cash"), "the dog bit the man / the man bit the dog",
               "he / she was not satisfied"]  # fmt: skip
+# shown with _(): the last two are the lecture's sentences, the same in both languages
+SERIES = {"with positions": N_("with positions"), "without positions": N_("without positions")}
 
 
 def _partner(sentence: str) -> str:
@@ -71,21 +74,23 @@ def second_sentence(view: View) -> Trace | None:
         url = st.query_params.get("compare", "")
         ss["compare_on"], ss["compare_text"] = bool(url), url or _partner(view.sentence)
     ss["w_compare_on"] = ss["compare_on"]
-    on = st.toggle("Compare with a second sentence", key="w_compare_on", on_change=_on_toggle,
-                   help="Draw a second sentence beside this one, same layer and head.")  # fmt: skip
+    on = st.toggle(_("Compare with a second sentence"), key="w_compare_on",
+                   on_change=_on_toggle,
+                   help=_("Draw a second sentence beside this one, same layer and "
+                          "head."))  # fmt: skip
     _sync_url(on, ss["compare_text"])
     if not on:
         return None
     ss["w_compare_text"] = ss["compare_text"]
     c1, c2 = st.columns([3, 2])
-    c1.text_input("Second sentence (B); the sidebar's is A", key="w_compare_text",
+    c1.text_input(_("Second sentence (B); the sidebar's is A"), key="w_compare_text",
                   on_change=_on_text)  # fmt: skip
-    c2.selectbox("…or a pair from the lecture", range(len(PAIRS)), index=None,
-                 format_func=PAIR_NAMES.__getitem__, key="w_compare_pair", on_change=_on_pair,
-                 placeholder="Pick a pair (sets A and B)…")  # fmt: skip
+    c2.selectbox(_("…or a pair from the lecture"), range(len(PAIRS)), index=None,
+                 format_func=lambda i: _(PAIR_NAMES[i]), key="w_compare_pair",
+                 on_change=_on_pair, placeholder=_("Pick a pair (sets A and B)…"))  # fmt: skip
     text = ss["compare_text"]
     if not text.strip():
-        st.info("Type a second sentence to compare with.", icon="✍️")
+        st.info(_("Type a second sentence to compare with."), icon="✍️")
         return None
     return cache.get_trace(text, view.model_name, view.device)
 
@@ -95,11 +100,11 @@ def pick_word(a: Trace, b: Trace, key: str) -> tuple[str, int, int] | None:
     each; None, with a note, when they share none."""
     shared = analysis.shared_words(a.tokens, b.tokens)
     if not shared:
-        st.info("The two sentences share no word, so there is no word to follow in both.")
+        st.info(_("The two sentences share no word, so there is no word to follow in both."))
         return None
     words = [w for w, _i, _j in shared]
     first = next((words.index(w) for w in ("bank", "he", "dog") if w in words), 0)
-    n = st.selectbox("Word to compare", range(len(shared)), index=first, key=key,
+    n = st.selectbox(_("Word to compare"), range(len(shared)), index=first, key=key,
                      format_func=lambda i: words[i])  # fmt: skip
     return shared[n]
 
@@ -108,7 +113,8 @@ def strips(view: View, b: Trace) -> None:
     """The two sentences' tokens, A above B."""
     for name, t in (("A", view.trace), ("B", b)):
         chart(f"cmp_strip_{name}", (view.model_name, tuple(t.ids)), viz.token_strip, t.tokens,
-              t.ids, f"{name}: {len(t.ids)} tokens", filename=f"tokens_{name}")  # fmt: skip
+              t.ids, _("{name}: {n} tokens", name=name, n=len(t.ids)),
+              filename=f"tokens_{name}")  # fmt: skip
 
 
 def word_across(view: View, b: Trace, positions: bool = False) -> None:
@@ -125,28 +131,33 @@ def word_across(view: View, b: Trace, positions: bool = False) -> None:
         a0, b0 = (cache.get_trace(s, view.model_name, view.device, NO_POSITIONS)
                   for s in (view.sentence, st.session_state["compare_text"]))  # fmt: skip
         series["without positions"] = list(analysis.cosines_by_stage(a0, b0, i, j))
-    title = f"'{word}' in A and in B: cosine of its two vectors"
+    title = _("'{word}' in A and in B: cosine of its two vectors", word=word)
+    named = {_(SERIES[k]): v for k, v in series.items()}
     chart("cmp_cosine", (view.key, tuple(b.ids), i, j, positions), viz.cosine_by_layer, stages,
-          series, title, filename="compare_cosine")  # fmt: skip
+          named, title, filename="compare_cosine")  # fmt: skip
     on = series["with positions"]
-    text = (f"At the input the two '{md_escape(word)}' vectors have cosine {on[0]:.2f}; after the "
-            f"last layer {on[-1]:.2f}")  # fmt: skip
+    said = {"word": md_escape(word), "first": format(on[0], ".2f"), "last": format(on[-1], ".2f")}
     if on[-1] < on[0] - 0.05:
-        text += ": the context has pulled them apart."
+        text = _("At the input the two '{word}' vectors have cosine {first}; after the last "
+                 "layer {last}: the context has pulled them apart.", **said)
     elif on[-1] > on[0] + 0.05:
-        text += ": the layers made them more alike, not less."
+        text = _("At the input the two '{word}' vectors have cosine {first}; after the last "
+                 "layer {last}: the layers made them more alike, not less.", **said)
     else:
-        text += ": the context changed them little."
+        text = _("At the input the two '{word}' vectors have cosine {first}; after the last "
+                 "layer {last}: the context changed them little.", **said)
     if positions:
         off = series["without positions"]
-        text += f" Without positions: {off[0]:.2f} at the input, {off[-1]:.2f} at the end"
+        ends = {"first": format(off[0], ".2f"), "last": format(off[-1], ".2f")}
         if min(off) > 0.999:
-            text += ": attention alone cannot tell the two orders apart."
+            text += " " + _("Without positions: {first} at the input, {last} at the end: "
+                            "attention alone cannot tell the two orders apart.", **ends)
         elif a.causal:
-            text += (": even without positions a decoder sees order through its causal mask "
-                     "(each token sees only the words before it).")  # fmt: skip
+            text += " " + _("Without positions: {first} at the input, {last} at the end: even "
+                            "without positions a decoder sees order through its causal mask "
+                            "(each token sees only the words before it).", **ends)
         else:
-            text += "."
+            text += " " + _("Without positions: {first} at the input, {last} at the end.", **ends)
     st.caption(text)
 
 
@@ -164,7 +175,8 @@ def attention_side_by_side(view: View, b: Trace, layer: int, head: int, window=N
         with column:
             chart(f"cmp_att_{name}", (view.model_name, tuple(t.ids), layer, head),
                   viz.attention_heatmap, t.layers[layer].attention[head], t.tokens,
-                  title=f"{name}: layer {layer + 1}, head {head + 1}", window=window,
+                  title=_("{name}: layer {layer}, head {head}", name=name, layer=layer + 1,
+                          head=head + 1), window=window,
                   filename=f"attention_{name}")  # fmt: skip
     picked = pick_word(view.trace, b, "cmp_att_word")
     if picked is None:
@@ -177,12 +189,13 @@ def attention_side_by_side(view: View, b: Trace, layer: int, head: int, window=N
         with column:
             chart(f"cmp_row_{name}", (view.model_name, tuple(t.ids), layer, head, q),
                   viz.attention_row, weights[q], t.tokens, word, query_index=q,
-                  title=f"{name}: '{word}' attends to…", filename=f"row_{name}")  # fmt: skip
-    st.caption(
-        f"In this head '{md_escape(word)}' looks most at {found[0]} in A and at {found[1]} "
-        "in B (itself and the special tokens left out). Follow one query below to find the "
-        "heads where a word stands out."
-    )
+                  title=_("{name}: '{word}' attends to…", name=name, word=word),
+                  filename=f"row_{name}")  # fmt: skip
+    st.caption(_(
+        "In this head '{word}' looks most at {a} in A and at {b} in B (itself and the special "
+        "tokens left out). Follow one query below to find the heads where a word stands out.",
+        word=md_escape(word), a=found[0], b=found[1],
+    ))
 
 
 def guesses_side_by_side(view: View, b: Trace, k: int) -> None:
@@ -203,35 +216,41 @@ def guesses_side_by_side(view: View, b: Trace, k: int) -> None:
         notes.append(f"{label}: '{md_escape(top)}' {p:.0%}")
         with column:
             chart(f"cmp_mask_{label}", (name, ids, k), viz.topk_bar, ranked,
-                  title=f"{label}: '{word}' hidden", filename=f"masked_{label}")  # fmt: skip
-    st.caption(f"First guesses with '{md_escape(word)}' hidden: " + "; ".join(notes) + ".")
+                  title=_("{name}: '{word}' hidden", name=label, word=word),
+                  filename=f"masked_{label}")  # fmt: skip
+    st.caption(_("First guesses with '{word}' hidden: {guesses}.", word=md_escape(word),
+                 guesses="; ".join(notes)))  # fmt: skip
 
 
-def _aligned_pair(name: str, device: str) -> str:
+def _aligned_pairs(name: str, device: str) -> list[str]:
     """The lecture's pairs whose two sentences have as many tokens with this model."""
     good = []
     for a, b in PAIRS:
         n, m = (len(cache.get_trace(s, name, device).tokens) for s in (a, b))
         if n == m:
-            good.append(f"*{md_escape(a)}* / *{md_escape(b)}* ({n} tokens each)")
-    return ("; try " + " or ".join(good)) if good else ""
+            good.append(_("*{a}* / *{b}* ({n} tokens each)", a=md_escape(a), b=md_escape(b), n=n))
+    return good
 
 
 def patch_into(view: View, b: Trace | None) -> None:
     """Patch A into B: the shared word hidden in both, B run with A's activations at one
     (layer, position) at a time; the share of the logit difference between A's guess and
     B's that each patch restores."""
-    st.subheader("Patch A into B")
+    st.subheader(_("Patch A into B"))
     if b is None:
-        st.info("Turn on **Compare with a second sentence** above and pick the pair "
-                "“bank: river / cash”: A's stream is then copied into B's run, one layer "
-                "and position at a time.", icon="🔀")  # fmt: skip
+        st.info(_("Turn on **Compare with a second sentence** above and pick the pair "
+                  "“bank: river / cash”: A's stream is then copied into B's run, one layer "
+                  "and position at a time."), icon="🔀")  # fmt: skip
         return
     a, name, device = view.trace, view.model_name, view.device
     if len(a.tokens) != len(b.tokens):
-        st.info(f"Patching copies A's stream into B position by position, so both need as "
-                f"many tokens: A has {len(a.tokens)}, B {len(b.tokens)}"
-                f"{_aligned_pair(name, device)}.", icon="📏")  # fmt: skip
+        counts = {"a": len(a.tokens), "b": len(b.tokens)}
+        good = _aligned_pairs(name, device)
+        st.info(_("Patching copies A's stream into B position by position, so both need as "
+                  "many tokens: A has {a}, B {b}; try {pairs}.", **counts,
+                  pairs=_(" or ").join(good)) if good
+                else _("Patching copies A's stream into B position by position, so both need "
+                       "as many tokens: A has {a}, B {b}.", **counts), icon="📏")  # fmt: skip
         return
     picked = pick_word(a, b, "cmp_patch_word")
     if picked is None:
@@ -241,9 +260,9 @@ def patch_into(view: View, b: Trace | None) -> None:
     mask = specials["[MASK]"]
     ids_a, ids_b = (tuple(mask if n == q else int(x) for n, x in enumerate(t.ids))
                     for t, q in ((a, i), (b, j)))  # fmt: skip
-    site = st.radio("Site", SITES, horizontal=True, key="patch_site",
-                    help="resid_pre: the stream entering the layer; attn_out, mlp_out: what "
-                    "its attention or its MLP adds.")  # fmt: skip
+    site = st.radio(_("Site"), SITES, horizontal=True, key="patch_site",
+                    help=_("resid_pre: the stream entering the layer; attn_out, mlp_out: what "
+                           "its attention or its MLP adds."))  # fmt: skip
     lp_a = cache.log_probs(ids_a, name, device, (CLEAN,), (i,))[0, 0]
     lp_b = cache.log_probs(ids_b, name, device, (CLEAN,), (j,))[0, 0]
     ga, gb = two_guesses(lp_a, lp_b, specials.values())
@@ -265,27 +284,32 @@ def patch_into(view: View, b: Trace | None) -> None:
              for t, q in ((a, i), (b, j))]  # fmt: skip
     cols = [f"{tb} ← {ta}" if ta != tb else tb for ta, tb in zip(*shown, strict=True)]
     chart("patch_grid", (view.key, ids_a, ids_b, site, done), viz.matrix_heatmap, share,
-          [f"layer {layer + 1}" for layer in range(done)], cols,
-          title=f"share restored of log p({vocab[ga]}) − log p({vocab[gb]}) at B's [MASK]",
-          x_title="position (B ← A)", y_title=f"{site} of", filename="patch_grid")  # fmt: skip
+          [_("layer {n}", n=layer + 1) for layer in range(done)], cols,
+          title=_("share restored of log p({a}) − log p({b}) at B's [MASK]", a=vocab[ga],
+                  b=vocab[gb]),
+          x_title=_("position (B ← A)"), y_title=_("{site} of", site=site),
+          filename="patch_grid")  # fmt: skip
     best = np.unravel_index(np.nanargmax(share), share.shape) if np.isfinite(share).any() else None
     both = first_guess(lp_a, specials.values())
     same = both == first_guess(lp_b, specials.values())
-    said = (f"With '{md_escape(word)}' hidden, A guesses '{md_escape(vocab[ga])}' and B "
-            f"'{md_escape(vocab[gb])}'." if not same
-            else f"With '{md_escape(word)}' hidden, both guess '{md_escape(vocab[both])}' first; "
-            f"followed here: each one's likeliest other guess that it rates above the other "
-            f"sentence, '{md_escape(vocab[ga])}' (A) and '{md_escape(vocab[gb])}' (B).")
-    said += (f" Each cell runs B with A's {site} at one layer and position: 0 leaves B's "
-             f"difference, 1 gives A's.")  # fmt: skip
+    words = {"word": md_escape(word), "a": md_escape(vocab[ga]), "b": md_escape(vocab[gb]),
+             "both": md_escape(vocab[both])}  # fmt: skip
+    said = (_("With '{word}' hidden, A guesses '{a}' and B '{b}'.", **words) if not same
+            else _("With '{word}' hidden, both guess '{both}' first; followed here: each one's "
+                   "likeliest other guess that it rates above the other sentence, '{a}' (A) and "
+                   "'{b}' (B).", **words))  # fmt: skip
+    said += " " + _("Each cell runs B with A's {site} at one layer and position: 0 leaves B's "
+                    "difference, 1 gives A's.", site=site)  # fmt: skip
     if best is not None:
         layer, p = int(best[0]), int(best[1])
-        said += (f" The most is restored by layer {layer + 1} at position {p} "
-                 f"('{md_escape(cols[p])}'): {share[layer, p]:.0%}.")  # fmt: skip
+        said += " " + _("The most is restored by layer {layer} at position {p} ('{token}'): "
+                        "{share}.", layer=layer + 1, p=p, token=md_escape(cols[p]),
+                        share=format(share[layer, p], ".0%"))  # fmt: skip
         context = np.delete(share, j, axis=1)
         if np.isfinite(context).any():
             layer, p = np.unravel_index(np.nanargmax(context), context.shape)
             p += p >= j  # back to a position of the sentence
-            said += (f" Away from the [MASK]: layer {layer + 1} at position {p} "
-                     f"('{md_escape(cols[p])}'), {share[layer, p]:.0%}.")  # fmt: skip
+            said += " " + _("Away from the [MASK]: layer {layer} at position {p} ('{token}'), "
+                            "{share}.", layer=layer + 1, p=p, token=md_escape(cols[p]),
+                            share=format(share[layer, p], ".0%"))  # fmt: skip
     st.caption(said)

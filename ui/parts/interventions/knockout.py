@@ -17,11 +17,11 @@ import viz
 from analysis.interventions import (
     Head,
     effect_grid,
-    head_name,
     ranked_heads,
     score,
     single_heads,
 )
+from i18n import N_, _
 from model import CLEAN, RunOptions, Trace
 from ui import cache
 from ui.figures import chart
@@ -31,6 +31,39 @@ T = TypeVar("T")
 AT_ONCE = {False: 2048, True: 64}  # passes a rerun makes unasked (a big model: True);
 # past that, a grid is computed a layer at a time, on request
 BUDGET_S = 2.0  # what one click may spend on more layers (the bounded-work rule: 2 s a rerun)
+STACKS = {"encoder": N_("encoder"), "decoder": N_("decoder"), "cross": N_("cross")}
+ABLATIONS = {"zero": N_("zero"), "mean": N_("mean")}
+RUNS = {"clean": N_("clean"), "knocked out": N_("knocked out")}  # the two runs drawn, by id
+
+
+def shown_head(head: Head) -> str:
+    """analysis.interventions.head_name in the session's language: "L2H3", "cross L1H4"."""
+    stack, layer, h = head
+    return f"{_(STACKS.get(stack, stack)) + ' ' if stack else ''}L{layer + 1}H{h + 1}"
+
+
+def grid_rows(stacks: dict[str, tuple[int, int]]) -> list[str]:
+    """The knockout grid's row labels ("layer 2", "cross layer 1"), as effect_grid orders
+    its rows, in the session's language."""
+    return [
+        _("{stack} layer {n}", stack=_(STACKS.get(stack, stack)), n=layer + 1) if stack
+        else _("layer {n}", n=layer + 1)
+        for stack, (n_layers, _h) in stacks.items() for layer in range(n_layers)
+    ]  # fmt: skip
+
+
+def described(options: RunOptions) -> str:
+    """`options.describe()` in the session's language: "clean", "L2H3 knocked out (zero)"."""
+    said = []
+    if not options.positions:
+        said.append(_("no positions"))
+    if options.ablate:
+        heads = ", ".join(shown_head(h) for h in options.ablate)
+        how = _(ABLATIONS.get(options.ablation, options.ablation))
+        said.append(_("{heads} knocked out ({how})", heads=heads, how=how))
+    if options.patch is not None:
+        said.append(_("{n} {site} patched in", n=len(options.patch.at), site=options.patch.site))
+    return "; ".join(said) or _("clean")
 
 
 def layers_on_request(key: Hashable, n_layers: int, passes: int, big: bool,
@@ -44,17 +77,20 @@ def layers_on_request(key: Hashable, n_layers: int, passes: int, big: bool,
     done: list[T] = st.session_state.setdefault("layers_done", {}).setdefault(key, [])
     if len(done) < n_layers:
         note = st.empty()  # written once this run's clicks are computed
-        if st.button("Compute more layers", key=f"{key[0]}_more", icon=":material/play_arrow:"):
-            bar = st.progress(len(done) / n_layers, "A layer at a time…")
+        if st.button(_("Compute more layers"), key=f"{key[0]}_more",
+                     icon=":material/play_arrow:"):  # fmt: skip
+            bar = st.progress(len(done) / n_layers, _("A layer at a time…"))
             start, first = time.perf_counter(), len(done)
             while len(done) < n_layers:  # at least one layer a click; no more than fit
                 done.append(compute(len(done)))
-                bar.progress(len(done) / n_layers, f"{len(done)} of {n_layers} layers")
+                bar.progress(len(done) / n_layers, _("{done} of {n} layers", done=len(done),
+                                                     n=n_layers))  # fmt: skip
                 spent = time.perf_counter() - start
                 if spent + spent / (len(done) - first) > BUDGET_S:
                     break
-        note.caption(f"{passes:,} forward passes: computed a layer at a time, on request "
-                     f"({len(done)} of {n_layers} layers so far).")  # fmt: skip
+        note.caption(_("{passes} forward passes: computed a layer at a time, on request "
+                       "({done} of {n} layers so far).", passes=format(passes, ","),
+                       done=len(done), n=n_layers))  # fmt: skip
     return done
 
 
@@ -99,23 +135,25 @@ def knockout_grid(q: Question, stacks: dict[str, tuple[int, int]], where: tuple)
         heads, done = single_heads(stacks, range(len(parts))), len(parts)
         moved, clean = np.concatenate([m for m, _c in parts]), parts[0][1]
     grid, rows = effect_grid(heads, moved, stacks)
-    cols = [f"head {h + 1}" for h in range(grid.shape[1])]
+    cols = [_("head {n}", n=h + 1) for h in range(grid.shape[1])]
+    rows = grid_rows(stacks)  # effect_grid's row labels, in the session's language
     chart("ko_grid", (where, q, done), viz.matrix_heatmap, grid, rows, cols,
-          title=f"change in {q.label}, each head knocked out alone", x_title="head",
-          y_title="layer", filename="knockout_grid")  # fmt: skip
-    st.caption(f"Clean run: {md_escape(q.label)} = {clean:.3f}. Each cell is that head's z "
-               f"set to 0 before W_O, everything after it recomputed. "
-               f"{drops(heads, moved, clean)}")  # fmt: skip
+          title=_("change in {what}, each head knocked out alone", what=q.label),
+          x_title=_("head"), y_title=_("layer"), filename="knockout_grid")  # fmt: skip
+    st.caption(_("Clean run: {what} = {clean}. Each cell is that head's z set to 0 before W_O, "
+                 "everything after it recomputed.", what=md_escape(q.label),
+                 clean=format(clean, ".3f")) + " " + drops(heads, moved, clean))  # fmt: skip
 
 
 def drops(heads: Sequence[Head], moved: np.ndarray, clean: float) -> str:
     """What the grid says: the three largest drops, with the probability before and after."""
     top = [(h, e) for h, e in ranked_heads(heads, moved) if e < 0]
     if not top:
-        return "No head, knocked out alone, lowers it."
-    said = "; ".join(f"{head_name(h)} {e:+.3f} (p {np.exp(clean):.2f} → {np.exp(clean + e):.2f})"
+        return _("No head, knocked out alone, lowers it.")
+    said = "; ".join(f"{shown_head(h)} {e:+.3f} (p {np.exp(clean):.2f} → {np.exp(clean + e):.2f})"
                      for h, e in top)  # fmt: skip
-    return f"Largest drops (log-probability; −0.69 halves the probability): {said}."
+    return _("Largest drops (log-probability; −0.69 halves the probability): {drops}.",
+             drops=said)
 
 
 def knockout(
@@ -125,22 +163,22 @@ def knockout(
 ) -> None:  # fmt: skip
     """The grid, then heads knocked out together: `show(options)` draws the prediction, and
     the query's attention in every layer is drawn clean and recomputed."""
-    st.subheader("Knock out heads")
+    st.subheader(_("Knock out heads"))
     knockout_grid(q, stacks, where)
     every = single_heads(stacks)
     ss = st.session_state
     ss["ko_heads"] = [h for h in ss.get("ko_heads") or [] if h in every]  # another model's go
     left, right = st.columns([3, 1])
-    picked = left.multiselect("Heads to knock out together", every, key="ko_heads",
-                              format_func=head_name, placeholder="Pick heads…")  # fmt: skip
-    keep = right.toggle("Keep only these heads", key="ko_keep",
-                        help="Knock out every other head instead.")  # fmt: skip
+    picked = left.multiselect(_("Heads to knock out together"), every, key="ko_heads",
+                              format_func=shown_head, placeholder=_("Pick heads…"))  # fmt: skip
+    keep = right.toggle(_("Keep only these heads"), key="ko_keep",
+                        help=_("Knock out every other head instead."))  # fmt: skip
     if not picked:
-        st.caption("Pick heads above to knock them out together and see the prediction and "
-                   "the later layers recomputed.")  # fmt: skip
+        st.caption(_("Pick heads above to knock them out together and see the prediction and "
+                     "the later layers recomputed."))  # fmt: skip
         return
     options = ablating([h for h in every if h not in picked] if keep else picked)
-    st.caption(f"Now: {md_escape(options.describe())}.")
+    st.caption(_("Now: {options}.", options=md_escape(described(options))))
     show(options)
     runs = {"clean": trace_of(CLEAN), "knocked out": trace_of(options)}
     for column, (label, t) in zip(st.columns(2), runs.items(), strict=True):
@@ -150,7 +188,8 @@ def knockout(
         rows = np.stack([layer.attention[:, q_at].mean(axis=0) for layer in layers])
         with column:
             chart(f"ko_rows_{label[0]}", (where, options if label != "clean" else CLEAN, cross),
-                  viz.matrix_heatmap, rows, [f"layer {n + 1}" for n in range(len(rows))], keys,
-                  title=f"{label}: '{t.tokens[q_at]}' attends to… (mean of heads)",
-                  signed=False, x_title="key", y_title="layer",
+                  viz.matrix_heatmap, rows, [_("layer {n}", n=n + 1) for n in range(len(rows))],
+                  keys, title=_("{run}: '{token}' attends to… (mean of heads)",
+                                run=_(RUNS[label]), token=t.tokens[q_at]),
+                  signed=False, x_title=_("key"), y_title=_("layer"),
                   filename=f"knockout_attention_{label[0]}")  # fmt: skip

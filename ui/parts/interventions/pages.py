@@ -13,7 +13,7 @@ from i18n import _
 from model import RunOptions, Sampling, Trace
 from ui import cache
 from ui.figures import chart
-from ui.parts.interventions.knockout import Question, knockout
+from ui.parts.interventions.knockout import Question, described, knockout
 from ui.parts.interventions.reading import beside_attribution, layer_guesses
 from ui.show import md_escape
 from ui.view import Opened, View
@@ -53,9 +53,9 @@ def _token(t: Trace, position: int, name: str, device: str, also: int | None = N
         choices.append(also)
     if st.session_state.get("ko_token") not in choices:
         st.session_state["ko_token"] = choices[0]
-    return st.selectbox("Token whose log-probability the grid follows", choices, key="ko_token",
-                        format_func=lambda i: vocab[i],
-                        help="The first guess, or another of the model's guesses.")  # fmt: skip
+    return st.selectbox(_("Token whose log-probability the grid follows"), choices,
+                        key="ko_token", format_func=lambda i: vocab[i],
+                        help=_("The first guess, or another of the model's guesses."))  # fmt: skip
 
 
 def _ranked_bar(key: str, where: tuple, candidates: list, title: str) -> None:
@@ -70,7 +70,7 @@ def read_at(t: Trace) -> int:
     if "exp_position" not in st.session_state or st.session_state["exp_position"] >= len(t.tokens):
         st.session_state["exp_position"] = default_position(t)
     after = [*t.tokens[1:], "?"]
-    return st.selectbox("Read the guess after", range(len(t.tokens)), key="exp_position",
+    return st.selectbox(_("Read the guess after"), range(len(t.tokens)), key="exp_position",
                         format_func=lambda i: f"{i} · {t.tokens[i]} → {after[i]}")  # fmt: skip
 
 
@@ -99,8 +99,11 @@ def text_knockout(view: View, t: Trace, position: int, original: int | None = No
     ids = tuple(int(i) for i in t.ids)
     token = _token(t, position, name, device, original)
     vocab = cache.vocabulary(name, device)
-    where = "at the [MASK]" if t.tokens[position] == "[MASK]" else f"after '{t.tokens[position]}'"
-    q = Question(ids, name, device, (position,), (token,), f"log p({vocab[token]}) {where}")
+    at_mask = t.tokens[position] == "[MASK]"
+    said = {"token": vocab[token], "after": t.tokens[position]}
+    label = (_("log p({token}) at the [MASK]", **said) if at_mask
+             else _("log p({token}) after '{after}'", **said))  # fmt: skip
+    q = Question(ids, name, device, (position,), (token,), label)
 
     def show(options: RunOptions) -> None:
         if view.model.can("fill_mask"):
@@ -109,8 +112,10 @@ def text_knockout(view: View, t: Trace, position: int, original: int | None = No
         else:
             probs = cache.next_distribution(ids[: position + 1], name, device, UNFILTERED, options)
             ranked = [(vocab[i], float(probs[i])) for i in np.argsort(-probs)[:5]]
+        how = {"options": described(options), "after": t.tokens[position]}
         _ranked_bar("ko_guesses", (view.key, ids, options), ranked,
-                    f"the guess {where}, {options.describe()}")  # fmt: skip
+                    _("the guess at the [MASK], {options}", **how) if at_mask
+                    else _("the guess after '{after}', {options}", **how))  # fmt: skip
 
     def trace_of(options: RunOptions) -> Trace:
         return cache.get_trace_ids(ids, name, device, options)
@@ -121,8 +126,10 @@ def text_knockout(view: View, t: Trace, position: int, original: int | None = No
 def text_lens(view: View, t: Trace, position: int) -> None:
     """Every layer's guess at `position`, for the sentence as `t` reads it."""
     ids = tuple(int(i) for i in t.ids)
-    what = "at the [MASK]" if t.tokens[position] == "[MASK]" else f"at '{t.tokens[position]}'"
-    layer_guesses(ids, view.model_name, view.device, position, f"{what} (position {position})")
+    at = {"token": t.tokens[position], "position": position}
+    what = (_("at the [MASK] (position {position})", **at) if t.tokens[position] == "[MASK]"
+            else _("at '{token}' (position {position})", **at))  # fmt: skip
+    layer_guesses(ids, view.model_name, view.device, position, what)
 
 
 def text_attribution(view: View, t: Trace, position: int) -> None:
@@ -145,20 +152,20 @@ def translation_knockout(opened: Opened, text: str, t: Trace) -> None:
     eos = cache.special_ids(name, device)["[EOS]"]
     pair = (tuple(int(i) for i in t.encoder.ids), tuple(int(i) for i in t.ids))
     q = Question(pair, name, device, tuple(range(len(t.ids))), (*pair[1][1:], eos),
-                 "log p(the translation)")  # fmt: skip
+                 _("log p(the translation)"))  # fmt: skip
 
     def show(options: RunOptions) -> None:
         out = cache.translate(text, name, device, options)
-        st.markdown(f"**Decoded again, {md_escape(options.describe())}:**")
-        st.code(out.text or "(nothing)", language=None, wrap_lines=True)
+        st.markdown(_("**Decoded again, {options}:**", options=md_escape(described(options))))
+        st.code(out.text or _("(nothing)"), language=None, wrap_lines=True)
 
     def trace_of(options: RunOptions) -> Trace:
         return cache.get_trace(text, name, device, options)
 
     knockout(q, opened.model.heads(), (text, name, device), show, trace_of, cross=True)
-    st.caption("The grid's rows are the encoder's self-attention, the decoder's masked "
-               "self-attention and its cross-attention; the attention drawn is the last "
-               "step's cross-attention over the English words.")  # fmt: skip
+    st.caption(_("The grid's rows are the encoder's self-attention, the decoder's masked "
+                 "self-attention and its cross-attention; the attention drawn is the last "
+                 "step's cross-attention over the English words."))  # fmt: skip
 
 
 # -- the digit ----------------------------------------------------------------------------------
@@ -172,14 +179,15 @@ def vision_knockout(opened: Opened, pixels: bytes, t: Trace) -> None:
     order = [int(i) for i in np.argsort(-probs, kind="stable")]
     if st.session_state.get("ko_token") not in order:
         st.session_state["ko_token"] = order[0]
-    digit = st.selectbox("Digit whose log-probability the grid follows", order, key="ko_token")
+    digit = st.selectbox(_("Digit whose log-probability the grid follows"), order,
+                         key="ko_token")  # fmt: skip
     q = Question(pixels, name, device, (0,), (digit,), f"log p({digit})")
 
     def show(options: RunOptions) -> None:
         p = analysis.softmax_rows(trace_of(options).logits[:1])[0]
         ranked = sorted(((str(d), float(x)) for d, x in enumerate(p)), key=lambda c: -c[1])
         _ranked_bar("ko_digits", (pixels, name, device, options), ranked,
-                    f"the digits, {options.describe()}")  # fmt: skip
+                    _("the digits, {options}", options=described(options)))  # fmt: skip
 
     def trace_of(options: RunOptions) -> Trace:
         return cache.trace_image(pixels, name, device, options)
