@@ -50,8 +50,9 @@ def on_the_gpu_or_the_cpu(run: Callable[[str], T], device: str) -> tuple[T, str]
     except Exception as err:  # noqa: BLE001 - any CUDA failure: driver, memory, build
         if device == "cpu":
             raise
-        st.warning(_("The GPU failed ({error}). Running on the CPU instead.",
-                     error=f"{type(err).__name__}: {err}"), icon="⚠️")  # fmt: skip
+        error = f"{type(err).__name__}: {err}"
+        st.warning(_("The GPU failed ({error}). Running on the CPU instead.", error=error),
+                   icon="⚠️")  # fmt: skip
         return run("cpu"), "cpu"
 
 
