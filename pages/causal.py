@@ -24,7 +24,7 @@ from ui.view import View
 def causal_mask(view: View) -> None:
     """The causal mask, and what it does to the attention."""
     t, key = view.trace, view.key
-    st.subheader("The causal mask")
+    st.subheader(_("The causal mask"))
     window = window_picker(len(t.tokens), "causal_window")
     n = len(t.tokens)
     left, right = st.columns(2)
@@ -36,36 +36,38 @@ def causal_mask(view: View) -> None:
     with right:
         chart(
             "causal_attention", key, viz.attention_heatmap, weights, t.tokens,
-            title="attention, layer 1, average of the heads", window=window,
+            title=_("attention, layer 1, average of the heads"), window=window,
             filename="causal_attention",
         )  # fmt: skip
-    st.caption(
+    st.caption(_(
         "Left: the mask added to the scores. Right: layer 1's attention, averaged over the "
         "heads. Query i (row) may look at keys 0..i only: softmax(scores + mask) gives "
         "exactly 0 weight to every later token, so the right matrix is 0 above the diagonal."
-    )
+    ))
     labels = token_labels(t.tokens)
-    download_csv("Layer 1 attention, average of the heads (CSV)", weights, labels, labels,
+    download_csv(_("Layer 1 attention, average of the heads (CSV)"), weights, labels, labels,
                  "causal_dl_attention", "causal_attention_L1.csv", raw_column(t))  # fmt: skip
 
 
 # The next token
 def next_token(view: View) -> None:
     t, name, device = view.trace, view.model_name, view.device
-    st.subheader("The next token")
+    st.subheader(_("The next token"))
     st.latex(r"p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}")
     sampling, bars = sampling_controls()
     probs = cache.next_distribution(tuple(int(i) for i in t.ids), name, device, sampling)
     vocab = cache.vocabulary(name, device)
     chart(
         "causal_next", (view.key, sampling, bars), viz.distribution_bar, probs, vocab, bars,
-        title=f"after “{t.tokens[-1]}”, the next token", filename="next_token",
+        title=_("after “{token}”, the next token", token=t.tokens[-1]), filename="next_token",
     )  # fmt: skip
-    st.caption(f"{int((probs > 0).sum()):,} of {len(vocab):,} tokens can still be picked.")
+    left = format(int((probs > 0).sum()), ",")
+    st.caption(_("{n} of {total} tokens can still be picked.", n=left,
+                 total=format(len(vocab), ",")))  # fmt: skip
     top = probs.argsort()[::-1][:50]
     download_csv(
-        "Top 50 next tokens (CSV)", probs[top][:, None], [vocab[i] for i in top],
-        ["probability"], "causal_dl_next", "next_token.csv",
+        _("Top 50 next tokens (CSV)"), probs[top][:, None], [vocab[i] for i in top],
+        [_("probability")], "causal_dl_next", "next_token.csv",
     )  # fmt: skip
 
 
@@ -97,9 +99,9 @@ def draw(view: View) -> None:
 frame(
     "causal",
     draw,
-    "A decoder such as GPT may only look **left**: a mask puts −∞ above the diagonal of the "
-    "scores, so after the softmax no token sees the future. Trained to predict each next "
-    "token, it writes text one token at a time: predict a distribution, pick a token, append "
-    "it, repeat. Temperature, top-k and top-p change how adventurous the pick is.",
+    _("A decoder such as GPT may only look **left**: a mask puts −∞ above the diagonal of the "
+      "scores, so after the softmax no token sees the future. Trained to predict each next "
+      "token, it writes text one token at a time: predict a distribution, pick a token, "
+      "append it, repeat. Temperature, top-k and top-p change how adventurous the pick is."),
     reset={"causal_window": None, "gen": None, **RESET},
 )
