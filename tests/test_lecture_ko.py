@@ -184,3 +184,17 @@ def test_the_korean_step_fills_in_the_reports_measured_figure() -> None:
     at = reveal(korean("lecture-rnn-bottleneck"))
     said = " ".join(m.value for m in (*at.info, *at.success, *at.warning))
     assert f"검증용 문장으로 측정한 결과: 절 여덟 개에서 {rate:.1%}." in said
+
+
+def test_the_korean_overview_shows_korean_thumbnails() -> None:
+    """Each step's thumbnail is its Korean screenshot in Korean (the English one where
+    there is none), its English one in English."""
+    from ui.lecture.frame import thumbnail
+
+    for step in STEPS:
+        with using("en"):
+            english = thumbnail(step)
+        with using("ko"):
+            shot = thumbnail(step)
+        assert shot is not None and shot.name == f"lecture-ko-{step.slug}.png", step.slug
+        assert english is None or english.name == f"{step.key}.png"

@@ -24,6 +24,9 @@ from ui.registry import PAGES as REGISTRY
 # every page: tests/e2e saves a screenshot of each (the lecture's in presenter mode, 1280x720)
 PAGES = [*(p.key for p in REGISTRY), OVERVIEW, *(s.key for s in STEPS), "compare_attention",
          "compare_positional"]
+# the lecture walked in Korean (tests/e2e/test_lecture_ko_browser.py): the Korean overview's
+# thumbnails, lecture-ko-<slug>.png (ui.lecture.frame.thumbnail)
+KOREAN = [f"lecture-ko-{s.slug}" for s in STEPS]
 SOURCE = ARTIFACTS / "screenshots"
 TARGET = ROOT / "assets" / "screenshots"
 
@@ -36,16 +39,17 @@ def main() -> int:
         cmd = [sys.executable, "-m", "pytest", "-q", "tests/e2e/test_pages.py",
                "tests/e2e/test_translation_pages.py", "tests/e2e/test_vision_page_browser.py",
                "tests/e2e/test_lecture_browser.py", "tests/e2e/test_compare_browser.py",
+               "tests/e2e/test_lecture_ko_browser.py",
                "-k", "shared_url_renders or translation_page or vit_page or lecture or compare"]
         if subprocess.call(cmd, cwd=ROOT) != 0:
             print("the page tests failed: screenshots not copied", file=sys.stderr)
             return 1
-    missing = [p for p in PAGES if not (SOURCE / f"{p}.png").is_file()]
+    missing = [p for p in [*PAGES, *KOREAN] if not (SOURCE / f"{p}.png").is_file()]
     if missing:
         print(f"no screenshot for {missing} in {SOURCE}: run with --take", file=sys.stderr)
         return 1
     TARGET.mkdir(parents=True, exist_ok=True)
-    for p in PAGES:
+    for p in [*PAGES, *KOREAN]:
         shutil.copyfile(SOURCE / f"{p}.png", TARGET / f"{p}.png")
         print(f"{TARGET.relative_to(ROOT)}/{p}.png")
     return 0

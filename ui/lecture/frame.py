@@ -15,7 +15,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from i18n import N_, _
+from i18n import DEFAULT, N_, _, language
 from ui import state
 from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS, Step
 from ui.sidebar import APP_NAME, language_menu
@@ -31,6 +31,14 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 html { font-size: 20px; }
 .block-container { padding-top: 1.2rem !important; max-width: 100% !important; }
 </style>"""
+
+
+def thumbnail(step: Step) -> Path | None:
+    """The step's screenshot in the session's language (lecture-ko-<slug>.png), else the
+    English one (lecture-<slug>.png), else None: tests/e2e/screenshots.py copies them."""
+    lang = language()
+    names = ([f"lecture-{lang}-{step.slug}.png"] if lang != DEFAULT else []) + [f"{step.key}.png"]
+    return next((SCREENSHOTS / n for n in names if (SCREENSHOTS / n).is_file()), None)
 
 
 def _page(run: Callable[[], None], name: str, title: str, url_path: str, icon: str = ICON,
@@ -139,8 +147,8 @@ def lecture_overview() -> None:
     for row in range(0, len(STEPS), 3):
         for column, step in zip(st.columns(3), STEPS[row : row + 3], strict=False):
             with column, st.container(border=True):
-                shot = SCREENSHOTS / f"{step.key}.png"
-                if shot.exists():
+                shot = thumbnail(step)
+                if shot is not None:
                     st.image(str(shot), width="stretch")
                 label = f"{step.number}. {step.title}"
                 try:
