@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 import torch
 
 import lab
+from i18n import using
 from lab import checks, mistakes, notebook, solutions, spot, student, weights
 from lab.mistakes import EXERCISES, MISTAKES, variant
 
@@ -260,10 +262,10 @@ def test_the_attention_figure_sets_the_students_beside_the_models() -> None:
 # --- the command line -------------------------------------------------------------------------
 
 
-def run_lab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def run_lab(*args: str, cwd: Path = ROOT, lang: str = "en") -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "lab", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=300, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=300, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "GLASSBOX_LANG": lang},
     )  # fmt: skip
 
 
@@ -317,6 +319,45 @@ def test_the_cli_names_a_mistake_in_a_py_file(tmp_path: Path) -> None:
     assert table["attention"] == "failed" and table["causal_mask"] == "passed"
     assert "each query's row of weights" in " ".join(run.stdout.split())
     assert run_lab("check", str(tmp_path / "absent.py")).returncode == 2
+
+
+# --- in Korean (issue 31) ---------------------------------------------------------------------
+
+
+def _hangul(text: str) -> bool:
+    return any("가" <= ch <= "힣" for ch in text)
+
+
+def test_the_checker_says_a_mistake_in_korean_when_asked() -> None:
+    with using("ko"):
+        ko = lab.check("attention", mistakes.mask_after_softmax, seed=0)
+        shown = str(ko)  # the report as a notebook prints it
+    with using("en"):
+        en = lab.check("attention", mistakes.mask_after_softmax, seed=0)
+    assert ko.mistake == en.mistake == "mask_after_softmax"
+    assert "the mask must be applied before the softmax" in en.message
+    assert not _hangul(en.message) and not _hangul(str(en))
+    assert "마스크는 소프트맥스 전에 적용해야 합니다" in ko.message  # the hint, in Korean
+    assert "합이" in ko.message and "실패" in shown  # the fact and the status too
+    numbers = re.compile(r"\d+(?:\.\d+)?")
+    assert numbers.findall(ko.message) == numbers.findall(en.message)  # the same run, in words
+
+
+def test_a_passed_report_and_spot_the_bug_speak_korean() -> None:
+    with using("ko"):
+        passed = lab.check("causal_mask", solutions.causal_mask, seed=0)
+        shown = str(passed)
+        effects = spot.spot_the_bug("the cat sat on the mat", mistakes=("no_scale",))[0].effects()
+    assert passed.passed and "atol 0.0001, rtol 0.001" in passed.message
+    assert _hangul(passed.message) and "통과" in shown
+    assert effects and all(_hangul(said) for said in effects)
+
+
+def test_the_cli_speaks_the_language_of_glassbox_lang() -> None:
+    run = run_lab("check", "lab/solutions.py", lang="ko")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert rows(run.stdout) == dict.fromkeys(EXERCISES, "통과")
+    assert "연습 문제 7개 중 7개 통과" in run.stdout
 
 
 def test_a_notebook_is_read_as_a_kernel_would(tmp_path: Path) -> None:
