@@ -3,6 +3,7 @@
 import streamlit as st
 
 import viz
+from i18n import _
 from model import Trace
 from ui import cache
 from ui.figures import chart
@@ -12,13 +13,18 @@ from ui.registry import BY_KEY
 from ui.show import download_csv, download_json
 from ui.view import Opened
 
-INTRO = (
+INTRO = _(
     "A recurrent network reads a sentence **one word at a time**, folding each word into "
     "its hidden state. An encoder-decoder LSTM hands the decoder only the encoder's last "
     "state, **one context vector**, from which it must write the whole translation: the "
     "bottleneck. It cannot look back at the words, and it cannot read them in parallel. "
-    "The Transformer's decoder looks back at every source word through cross-attention.",
+    "The Transformer's decoder looks back at every source word through cross-attention."
 )
+
+
+def verdict_of(name: str, exact: bool) -> str:
+    """ "lstm: exact" or "lstm: wrong", in the session's language."""
+    return _("{model}: exact", model=name) if exact else _("{model}: wrong", model=name)
 
 
 def draw(opened: Opened) -> Trace:
@@ -33,43 +39,45 @@ def draw(opened: Opened) -> Trace:
     others = cache.models_for(BY_KEY["cross_attention"])
     columns = st.columns(3 if others else 2)
     with columns[0]:
-        st.markdown(f"**{name}** (LSTM, one context vector)")
-        st.code(out.text or "(nothing)", language=None, wrap_lines=True)
+        st.markdown(_("**{model}** (LSTM, one context vector)", model=name))
+        st.code(out.text or _("(nothing)"), language=None, wrap_lines=True)
     later = columns[1].container() if others else None
     expected = reference(text)
     with columns[-1]:
-        st.markdown("**The grammar's translation**")
-        st.code(
-            expected or "(only known for the lecture's examples)", language=None, wrap_lines=True
-        )
+        st.markdown(_("**The grammar's translation**"))
+        st.code(expected or _("(only known for the lecture's examples)"), language=None,
+                wrap_lines=True)  # fmt: skip
     verdict = st.empty()
 
     # Word by word: the hidden state after each source word, the context vector, the decoder
-    st.subheader("Reading word by word")
+    st.subheader(_("Reading word by word"))
     where = (text, name, device)
     chart(
         "rnn_encoder", where, viz.matrix_heatmap, src.states, src.tokens,
-        title="encoder: the hidden state after each word (rows), 128 numbers each",
+        title=_("encoder: the hidden state after each word (rows), {n} numbers each",
+                n=src.states.shape[1]),
         filename="lstm_encoder_states",
     )  # fmt: skip
     chart(
-        "rnn_context", where, viz.matrix_heatmap, t.context[None, :], ["context"],
-        title="the context vector: the encoder's last state, all the decoder gets of the source",
+        "rnn_context", where, viz.matrix_heatmap, t.context[None, :], [_("context")],
+        title=_("the context vector: the encoder's last state, all the decoder gets of the "
+                "source"),
         filename="lstm_context",
     )  # fmt: skip
     chart(
         "rnn_decoder", where, viz.matrix_heatmap, t.states, t.tokens,
-        title="decoder: its hidden state after each word it writes (it starts from the context)",
+        title=_("decoder: its hidden state after each word it writes (it starts from the "
+                "context)"),
         filename="lstm_decoder_states",
     )  # fmt: skip
-    st.caption(
+    st.caption(_(
         "Each row is a vector of hidden-state numbers (red positive, blue negative). The last "
         "encoder row is the context vector; the decoder starts from it and never sees the "
         "source again, so a long sentence must fit in these few numbers."
-    )
+    ))
 
     # The bottleneck, measured: exact match by sentence length (from the stored report)
-    st.subheader("The bottleneck, measured")
+    st.subheader(_("The bottleneck, measured"))
     report = cache.translation_report().get("models", {})
     if report:
         lengths = list(range(1, 9))
@@ -80,17 +88,17 @@ def draw(opened: Opened) -> Trace:
         chart("rnn_by_length", "report", viz.accuracy_by_length, lengths, series,
               filename="exact_match_by_clauses")  # fmt: skip
         eight = {m: s[-1] for m, s in series.items() if s[-1] is not None}
-        st.caption(
-            "Exact match on the held-out test sentences, by number of clauses. At eight clauses: "
-            + ", ".join(f"{m} {v:.0%}" for m, v in eight.items())
-            + " (assets/models/translation_evaluation.json)."
-        )
+        st.caption(_(
+            "Exact match on the held-out test sentences, by number of clauses. At eight "
+            "clauses: {scores} (assets/models/translation_evaluation.json).",
+            scores=", ".join(f"{m} {v:.0%}" for m, v in eight.items()),
+        ))
     else:
-        st.info("No evaluation report yet: run `python -m training.translation evaluate`.")
+        st.info(_("No evaluation report yet: run `python -m training.translation evaluate`."))
 
     dims = [str(j) for j in range(src.states.shape[1])]
     download_csv(
-        "Encoder states (CSV)", src.states, src.tokens, dims, "rnn_dl_csv", "lstm_states.csv"
+        _("Encoder states (CSV)"), src.states, src.tokens, dims, "rnn_dl_csv", "lstm_states.csv"
     )
     record = {"source": text, "model": name, "translation": out.text, "tokens": out.tokens}
     record |= {
@@ -99,18 +107,19 @@ def draw(opened: Opened) -> Trace:
         "encoder_states": src.states,
     }
     record |= {"context": t.context, "decoder_tokens": t.tokens, "decoder_states": t.states}
-    download_json("States and translation (JSON)", record, "rnn_dl_json", "lstm_translation.json")
+    download_json(_("States and translation (JSON)"), record, "rnn_dl_json",
+                  "lstm_translation.json")
 
     other = None
     if later is not None:
         with later:
             other = cache.translate(text, others[0], device)
-            st.markdown(f"**{others[0]}** (Transformer, cross-attention)")
-            st.code(other.text or "(nothing)", language=None, wrap_lines=True)
+            st.markdown(_("**{model}** (Transformer, cross-attention)", model=others[0]))
+            st.code(other.text or _("(nothing)"), language=None, wrap_lines=True)
     if expected:
-        verdicts = [f"{name}: {'exact' if out.text == expected else 'wrong'}"]
+        verdicts = [verdict_of(name, out.text == expected)]
         if other is not None:
-            verdicts.append(f"{others[0]}: {'exact' if other.text == expected else 'wrong'}")
+            verdicts.append(verdict_of(others[0], other.text == expected))
         verdict.caption(" · ".join(verdicts))
     return t  # the frame writes its timing after the page: the first chart leaves first
 

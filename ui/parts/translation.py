@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 import viz
+from i18n import _
 from model import Trace, Translation
 from model.examples import TRANSLATION_EXAMPLES, TRANSLATION_PROBES
 from ui import cache
@@ -36,23 +37,23 @@ def english_sentence() -> str:
     ss["w_tr_sentence"] = ss["tr_sentence"]  # widget state is dropped between pages
     left, right = st.columns([3, 2])
     left.text_input(
-        "English sentence",
+        _("English sentence"),
         key="w_tr_sentence",
         on_change=_on_sentence,
-        help="Words of the toy grammar (see the vocabulary below), up to eight clauses "
-        "joined by “and”. Press Enter.",
+        help=_("Words of the toy grammar (see the vocabulary below), up to eight clauses "
+               "joined by “and”. Press Enter."),
     )
     right.selectbox(
-        "Lecture examples",
+        _("Lecture examples"),
         list(TRANSLATION_EXAMPLES),
         index=None,
         key="w_tr_example",
         on_change=_on_example,
-        placeholder="Pick a sentence…",
+        placeholder=_("Pick a sentence…"),
     )
     text = ss["tr_sentence"]
     if not text.strip():
-        st.info("Type an English sentence above, or pick one of the lecture's.", icon="✍️")
+        st.info(_("Type an English sentence above, or pick one of the lecture's."), icon="✍️")
         st.stop()
     return text
 
@@ -68,8 +69,8 @@ def stop_if_unknown(translation: Translation, vocabulary: list[str]) -> None:
         return
     words = ", ".join(f"“{w}”" for w in dict.fromkeys(translation.unknown))
     st.error(
-        md_escape(f"Not in the toy grammar's vocabulary: {words}. ")
-        + "The translators only know the words below; try one of the lecture's examples.",
+        _("Not in the toy grammar's vocabulary: {words}. The translators only know the words "
+          "below; try one of the lecture's examples.", words=md_escape(words)),
         icon="📖",
     )
     st.code(" ".join(english_vocabulary(vocabulary)), language=None, wrap_lines=True)
@@ -94,7 +95,7 @@ def reference(text: str) -> str | None:
 
 def two_banks(name: str, device: str) -> None:
     """The two banks: 은행 (money) and 강둑 (river), and what each looks at in the English."""
-    st.subheader("Two banks")
+    st.subheader(_("Two banks"))
     cols = st.columns(2)
     for n, (place, sentence) in enumerate(zip(cols, BANKS, strict=True)):
         bt = cache.get_trace(sentence, name, device)
@@ -102,14 +103,15 @@ def two_banks(name: str, device: str) -> None:
         with place:
             st.markdown(f"*{sentence}*")
             if not hits:
-                st.caption("The translation has no 은행 or 강둑: " + " ".join(bt.tokens[1:]))
+                st.caption(_("The translation has no 은행 or 강둑: {tokens}",
+                             tokens=" ".join(bt.tokens[1:])))  # fmt: skip
                 continue
             i = hits[0]  # the step before it (query i - 1) is the one that writes it
             row = bt.cross_layers[-1].attention.mean(0)[i - 1]
             top = int(row.argmax())
             chart(f"xa_bank_{n}", (sentence, name, device), viz.attention_row,
                   row, bt.encoder.tokens, bt.tokens[i - 1], filename="bank_cross_attention",
-                  title=f"writing “{bt.tokens[i]}”: last layer, average of heads")  # fmt: skip
-            st.caption(
-                f"The strongest English key: “{bt.encoder.tokens[top]}” ({row[top]:.0%})."
-            )
+                  title=_("writing “{token}”: last layer, average of heads",
+                          token=bt.tokens[i]))  # fmt: skip
+            st.caption(_("The strongest English key: “{token}” ({weight}).",
+                         token=bt.encoder.tokens[top], weight=format(row[top], ".0%")))
