@@ -54,10 +54,14 @@ def _follow_old_links() -> None:
     from ui.lecture import frame
 
     went: list[str] = []
+    real = st.switch_page  # put back after: the module is shared by every later AppTest
     st.switch_page = lambda page, query_params=None: went.append(page.url_path)
-    for link in frame.old_links():
-        link._page()
-        st.text(f"{link.url_path} {link.visibility} -> {went[-1]}")
+    try:
+        for link in frame.old_links():
+            link._page()
+            st.text(f"{link.url_path} {link.visibility} -> {went[-1]}")
+    finally:
+        st.switch_page = real
 
 
 def test_an_old_numbered_link_opens_the_same_step() -> None:
