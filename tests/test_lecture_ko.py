@@ -183,7 +183,7 @@ def test_the_korean_step_fills_in_the_reports_measured_figure() -> None:
     rate = cache.translation_report()["models"][name]["by_clauses"]["8"]["exact_match"]
     at = reveal(korean("lecture-rnn-bottleneck"))
     said = " ".join(m.value for m in (*at.info, *at.success, *at.warning))
-    assert f"검증용 문장으로 측정한 결과: 절 여덟 개에서 {rate:.1%}." in said
+    assert f"보류해 둔 문장으로 측정한 결과: 절 여덟 개에서 {rate:.1%}." in said
 
 
 def test_the_korean_overview_shows_korean_thumbnails() -> None:
