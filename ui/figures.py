@@ -28,6 +28,7 @@ TOOLBAR = (N_("Download plot as a PNG"), N_("Zoom"), N_("Pan"), N_("Zoom in"), N
            N_("Autoscale"), N_("Reset axes"), N_("Toggle Spike Lines"),
            N_("Show closest data on hover"), N_("Compare data on hover"))  # fmt: skip
 FULL_SCREEN = N_("Full screen")
+DRAW_FAILED = N_("This chart could not be drawn ({error}): reload the page.")
 
 
 @st.cache_resource(max_entries=400, show_spinner=False)
@@ -79,7 +80,8 @@ def chart(
         "displaylogo": False,
         "toImageButtonOptions": {"format": "png", "filename": filename or widget_key, "scale": 2},
         "modeBarButtonsToRemove": ["select2d", "lasso2d"],
-        "fullScreenTitle": _(FULL_SCREEN),  # read (and removed) by chart.js
+        "fullScreenTitle": _(FULL_SCREEN),  # these two are read (and removed) by chart.js
+        "drawFailed": _(DRAW_FAILED, error="{error}"),
     }
     lang = language()
     if lang != "en":

@@ -31,8 +31,10 @@ function fullScreenButton(Plotly, title) {
 // has settled: not one at a time between the renders of the page's other elements. A
 // chart given new data before its turn is drawn once, with the newest data.
 const pending = new Map();
+const DRAW_FAILED = "This chart could not be drawn ({error}): reload the page.";
 function failed(gd, error) {
-  gd.textContent = "This chart could not be drawn (" + error.message + "): reload the page.";
+  const said = gd.glassboxDrawFailed || DRAW_FAILED;  // in the page's language (ui/figures.py)
+  gd.textContent = said.replace("{error}", error.message);
 }
 function drawSoon(gd, draw) {
   pending.set(gd, draw);
@@ -50,13 +52,15 @@ function drawSoon(gd, draw) {
 export default function ({ data, parentElement }) {
   if (!data) { loadPlotly(); return; }
   const { figure, config } = JSON.parse(new TextDecoder().decode(data));
-  const { fullScreenTitle, ...plotlyConfig } = config;  // the button's words, in the page's language
+  // The element's own words, in the page's language; the rest is Plotly's config.
+  const { fullScreenTitle, drawFailed, ...plotlyConfig } = config;
   let gd = parentElement.querySelector(".gb-chart");
   if (!gd) {
     gd = document.createElement("div");
     gd.className = "gb-chart";
     parentElement.appendChild(gd);
   }
+  gd.glassboxDrawFailed = drawFailed;
   gd.style.minHeight = (figure.layout.height || 450) + "px";
   if (!gd.glassboxResize) {
     // The chart follows its column's width (the sidebar opened or closed, the window
