@@ -45,6 +45,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from i18n import N_
 from model.checkpoint import read_config, read_weights, save_checkpoint
 from model.contract import Candidates, Model
 from model.interventions import chunks, edits_of
@@ -194,7 +195,7 @@ def _grey(values: np.ndarray, was_bytes: bool) -> np.ndarray:
     alpha = values[..., -1]
     alpha = alpha / 255.0 if was_bytes or alpha.max() > 1 else alpha  # (H, W), 0-1
     if not alpha.any():
-        raise ValueError("the image is fully transparent: nothing is drawn")
+        raise DigitImageError(N_("the image is fully transparent: nothing is drawn"))
     ink_is_dark = (grey * alpha).sum() / alpha.sum() < 0.5
     return alpha * grey + (1 - alpha) * (1.0 if ink_is_dark else 0.0)
 
@@ -208,6 +209,15 @@ def _area_resize(image: np.ndarray, size: int) -> np.ndarray:
     overlap = np.clip(np.minimum(right, old + 1) - np.maximum(left, old), 0, None)  # (size, S)
     weights = overlap / overlap.sum(axis=1, keepdims=True)
     return weights @ image @ weights.T
+
+
+class DigitImageError(ValueError):
+    """Why an array is no picture of a digit: `message`, a template (marked for translation,
+    translated where it is shown), and its `values`."""
+
+    def __init__(self, message: str, **values: object) -> None:
+        super().__init__(message.format(**values))
+        self.message, self.values = message, values
 
 
 def to_digit_image(array: Any, size: int = 8) -> np.ndarray:
@@ -231,11 +241,12 @@ def to_digit_image(array: Any, size: int = 8) -> np.ndarray:
     if raw.dtype.kind not in "uif":
         raise ValueError(f"not an image: {type(array).__name__} with {raw.dtype} values")
     if raw.size == 0:
-        raise ValueError(f"the image is empty: shape {raw.shape}")
+        raise DigitImageError(N_("the image is empty: shape {shape}"), shape=raw.shape)
     if raw.ndim not in (2, 3):
         raise ValueError(f"not an image: shape {raw.shape}; expected (H, W) or (H, W, 3 or 4)")
     if min(raw.shape[:2]) < 2:
-        raise ValueError(f"the image is too small: {raw.shape[0]}x{raw.shape[1]} pixels")
+        raise DigitImageError(N_("the image is too small: {h}x{w} pixels"), h=raw.shape[0],
+                              w=raw.shape[1])
     values = raw.astype(np.float64)
     if not np.isfinite(values).all() or values.min() < 0:
         raise ValueError("pixel values must be finite and not negative")

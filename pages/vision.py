@@ -15,12 +15,12 @@ from ui.parts.vision import choose_image
 from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
 from ui.view import Opened
 
-INTRO = (
+INTRO = _(
     "A Vision Transformer reads an image the way a text Transformer reads a sentence: cut "
     "the 8×8 digit into 2×2 **patches**, turn each patch's 4 pixels into a vector (the "
     "patch embedding), add a **position embedding** for where the patch sits, put a "
     "learned **[CLS]** token in front, and run the same encoder layers. The [CLS] token's "
-    "final vector decides the digit.",
+    "final vector decides the digit."
 )
 
 
@@ -28,46 +28,51 @@ def patch_tokens(t: Trace, where: tuple, patch: int) -> None:
     """The image cut into patches, each patch one token."""
     tiles = analysis.patches(t.image, patch)
     chart("vit_tokens", where, viz.patch_tokens, tiles, t.tokens[1:], filename="patch_tokens")
-    st.caption("Each patch becomes one token, in reading order; [CLS] is added in front.")
+    st.caption(_("Each patch becomes one token, in reading order; [CLS] is added in front."))
 
 
 def inputs(t: Trace, where: tuple, grid: int) -> None:
     """Patch embedding + position embedding = the input; what the positions learned."""
-    st.subheader("Patch embeddings + position embeddings = the input")
+    st.subheader(_("Patch embeddings + position embeddings = the input"))
     chart("vit_input", where, viz.embedding_plus_position, t.embeddings, t.positional,
           t.tokens, filename="input")  # fmt: skip
     cos = analysis.cosine_matrix(t.positional[1:])
     chart("vit_positions", where[1], viz.position_similarity_grid, cos, grid,
           filename="positions")  # fmt: skip
     near, far = analysis.layout_similarity(cos, grid)
-    learned = "has learned some of" if near > far + 0.1 else "has not learned"
+    said = {"near": format(near, ".2f"), "far": format(far, ".2f")}
     st.caption(
-        f"Position (r, c)'s map shows its cosine with every position. Learned, not given: "
-        f"neighbouring positions average {near:.2f}, positions three or more steps apart "
-        f"{far:.2f}, so the model {learned} the image's 2-D layout."
+        _("Position (r, c)'s map shows its cosine with every position. Learned, not given: "
+          "neighbouring positions average {near}, positions three or more steps apart {far}, "
+          "so the model has learned some of the image's 2-D layout.", **said)
+        if near > far + 0.1
+        else _("Position (r, c)'s map shows its cosine with every position. Learned, not "
+               "given: neighbouring positions average {near}, positions three or more steps "
+               "apart {far}, so the model has not learned the image's 2-D layout.", **said)
     )
 
 
 def cls_attention(t: Trace, where: tuple, grid: int) -> None:
     """[CLS] attention to each patch, per layer and head, and rolled out through the layers."""
-    st.subheader("Where [CLS] looks")
+    st.subheader(_("Where [CLS] looks"))
     layer, head, label = layer_head("vis", t.n_layers, t.n_heads)
     row = analysis.head_weights(t, layer, head)[0, 1:]
     rollout = analysis.attention_rollout(t.attention_stack())[0, 1:]
     left, right = st.columns(2)
     with left:
         chart("vit_cls", (where, layer, head), viz.attention_over_image, t.image,
-              analysis.as_grid(row, grid), title=f"[CLS] → patches, {label}",
+              analysis.as_grid(row, grid), title=_("[CLS] → patches, {label}", label=label),
               filename="cls_attention")  # fmt: skip
     with right:
         chart("vit_rollout", where, viz.attention_over_image, t.image,
               analysis.as_grid(rollout / rollout.sum(), grid),
-              title="rollout: all layers, heads averaged", filename="rollout")  # fmt: skip
-    st.caption(
-        "Left: one head's weights from [CLS] to the 16 patches ([CLS]'s weight on itself "
+              title=_("rollout: all layers, heads averaged"), filename="rollout")  # fmt: skip
+    st.caption(_(
+        "Left: one head's weights from [CLS] to the {n} patches ([CLS]'s weight on itself "
         "left out). Right: attention rollout multiplies the layers' head-averaged attention "
-        "(plus the residual path), an estimate of which patches reach [CLS] in the end."
-    )
+        "(plus the residual path), an estimate of which patches reach [CLS] in the end.",
+        n=len(row),
+    ))
 
 
 # The sections in tabs: only the open one is computed and drawn, and its pickers rerun
@@ -108,20 +113,20 @@ def draw(opened: Opened) -> Trace:
         probs = analysis.softmax_rows(t.logits[:1])[0]  # the [CLS] row decides
         ranked = sorted(enumerate(probs), key=lambda p: -p[1])
         chart("vit_classes", where, viz.topk_bar, [(str(d), float(p)) for d, p in ranked],
-              title="the digits, most likely first", filename="prediction")  # fmt: skip
+              title=_("the digits, most likely first"), filename="prediction")  # fmt: skip
 
     sections(opened, t, where, grid, patch)
 
-    st.subheader("Numbers")
+    st.subheader(_("Numbers"))
     c1, c2 = st.columns(2)
     with c1:
-        download_csv("Image (CSV)", t.image, [str(r) for r in range(len(t.image))], None,
+        download_csv(_("Image (CSV)"), t.image, [str(r) for r in range(len(t.image))], None,
                      "vit_dl_image", "image.csv")  # fmt: skip
     with c2:
         record = {"image": t.image, "source": caption, "model": name, "tokens": t.tokens}
         record |= {"probabilities": dict(ranked), "attention[layer][head][query][key]":
                    t.attention_stack()}  # fmt: skip
-        download_json("Prediction and attention (JSON)", record, "vit_dl_json", "vit.json")
+        download_json(_("Prediction and attention (JSON)"), record, "vit_dl_json", "vit.json")
     return t  # the frame writes its timing after the page: the first chart leaves first
 
 

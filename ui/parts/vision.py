@@ -9,22 +9,38 @@ import io
 import numpy as np
 import streamlit as st
 
-from model.vit import to_digit_image
+from i18n import N_, _, particle
+from model.vit import DigitImageError, to_digit_image
 from ui.show import md_escape
 from ui.state import MAX_UPLOAD_BYTES
 
 MAX_PIXELS = 4096 * 4096  # larger pictures are refused before they are decoded
-SOURCES = {
-    "test": "a test image",
-    "wrong": "a misclassified one",
-    "draw": "draw one",
-    "upload": "your own picture",
+SOURCES = {  # id -> its label, shown with _()
+    "test": N_("a test image"),
+    "wrong": N_("a misclassified one"),
+    "draw": N_("draw one"),
+    "upload": N_("your own picture"),
 }
 CANVAS_PX = 224  # the drawing box, in screen pixels; 28 px of it become one of the 8x8 pixels
 
 
 class ImageError(ValueError):
-    """An upload that is not a usable picture; the message says why."""
+    """An upload that is not a usable picture; the message says why. It keeps its message
+    untranslated (`message`, `values`; a value may itself be such a pair), so the session
+    state holds no language: it is drawn in the language of the moment (`said`)."""
+
+    def __init__(self, message: str, **values: object) -> None:
+        self.message, self.values = message, values
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return said(self.message, self.values)
+
+
+def said(message: str, values: dict) -> str:
+    """`message` in the session's language, its values filled in (a value that is a
+    (message, values) pair translated the same way)."""
+    return _(message, **{k: said(*v) if isinstance(v, tuple) else v for k, v in values.items()})
 
 
 def decode_image(name: str, data: bytes) -> np.ndarray:
@@ -32,21 +48,26 @@ def decode_image(name: str, data: bytes) -> np.ndarray:
     from PIL import Image, UnidentifiedImageError
 
     if not data:
-        raise ImageError(f"'{name}' is empty.")
+        raise ImageError(N_("'{name}' is empty."), name=name)
     if len(data) > MAX_UPLOAD_BYTES:
-        raise ImageError(f"'{name}' is {len(data) / 1024 / 1024:.1f} MB; the limit is 1 MB.")
+        raise ImageError(N_("'{name}' is {size} MB; the limit is 1 MB."), name=name,
+                         size=f"{len(data) / 1024 / 1024:.1f}")  # fmt: skip
     try:
         with Image.open(io.BytesIO(data)) as img:
             if img.width * img.height > MAX_PIXELS:
-                raise ImageError(f"'{name}' is {img.width}x{img.height} pixels: too large.")
+                raise ImageError(N_("'{name}' is {w}x{h} pixels: too large."), name=name,
+                                 w=img.width, h=img.height)  # fmt: skip
             img.load()
             pixels = np.asarray(img.convert("RGBA" if "A" in img.getbands() else "L"))
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as err:
-        raise ImageError(f"'{name}' is not a PNG or JPEG picture ({type(err).__name__}).") from None
+        raise ImageError(N_("'{name}' is not a PNG or JPEG picture ({error})."), name=name,
+                         error=type(err).__name__) from None  # fmt: skip
     try:
         return to_digit_image(pixels)
+    except DigitImageError as err:
+        raise ImageError(N_("'{name}': {why}"), name=name, why=(err.message, err.values)) from None
     except ValueError as err:
-        raise ImageError(f"'{name}': {err}") from None
+        raise ImageError(N_("'{name}': {why}"), name=name, why=str(err)) from None
 
 
 def _on_upload() -> None:
@@ -57,7 +78,7 @@ def _on_upload() -> None:
     try:
         image = decode_image(file.name, file.getvalue())
     except ImageError as err:
-        st.session_state["vit_upload_error"] = str(err)
+        st.session_state["vit_upload_error"] = (err.message, err.values)
         return
     st.session_state["vit_uploaded"] = (file.name, image, file.getvalue())
 
@@ -76,23 +97,23 @@ def _draw() -> tuple[np.ndarray, str, None]:
 
     left, right = st.columns([2, 3])
     with left:
-        st.caption("Draw here (the toolbar: undo, redo, clear):")
+        st.caption(_("Draw here (the toolbar: undo, redo, clear):"))
         drawn = st_canvas(
             stroke_width=20, stroke_color="#000000", background_color="#ffffff",
             height=CANVAS_PX, width=CANVAS_PX, drawing_mode="freedraw",
             return_image_data=True, key="vit_canvas",
         )  # fmt: skip
-    right.caption(
+    right.caption(_(
         "Draw one digit with the mouse (or a finger), big, filling the box. Your drawing "
         "is turned grey, cropped to the ink, padded to a square and shrunk to 8×8 like the "
         "training digits. The model learned from scanned handwriting, not mouse strokes: "
         "in our tests it reads a drawn 0, 1 and 4 right but takes a drawn 7 for a 3."
-    )
+    ))
     image = drawn_digit(drawn.image_data)
     if image is None:
-        st.info("Draw a digit in the white box to see the model read it.", icon="✏️")
+        st.info(_("Draw a digit in the white box to see the model read it."), icon="✏️")
         st.stop()
-    return image, "your drawing, converted to 8x8", None
+    return image, _("your drawing, converted to 8x8"), None
 
 
 def choose_image(
@@ -100,39 +121,47 @@ def choose_image(
 ) -> tuple[np.ndarray, str, int | None]:
     """The chosen image [8, 8] (0-16), a caption, and its test index (None: an upload).
     `wrong` maps a test index to (true digit, predicted digit)."""
-    source = st.radio("Image", list(SOURCES), format_func=SOURCES.get, horizontal=True,
+    source = st.radio(_("Image"), list(SOURCES), format_func=lambda s: _(SOURCES[s]),
+                      horizontal=True,
                       key="vit_source")  # fmt: skip
     if source == "test":
         left, right = st.columns(2)
-        digit = left.selectbox("Digit", range(10), key="vit_digit")
+        digit = left.selectbox(_("Digit"), range(10), key="vit_digit")
         which = np.flatnonzero(test_y == digit)
-        k = right.slider(f"Which of the {len(which)} test images of a {digit}", 1, len(which),
-                         1, key="vit_k")  # fmt: skip
+        k = right.slider(_("Which of the {n} test images of a {digit}", n=len(which),
+                           digit=digit), 1, len(which), 1, key="vit_k")  # fmt: skip
         i = int(which[k - 1])
-        return test_x[i], f"test image {i}: a {digit}", i
+        return test_x[i], _("test image {i}: a {digit}", i=i, digit=digit), i
     if source == "wrong":
         if not wrong:
-            st.info("The evaluation report lists no misclassified test image for this model.")
+            st.info(_("The evaluation report lists no misclassified test image for this "
+                      "model."))  # fmt: skip
             st.stop()
         i = st.selectbox(
-            "Misclassified test image", list(wrong), key="vit_wrong",
-            format_func=lambda j: f"#{j}: a {wrong[j][0]} read as {wrong[j][1]}",
+            _("Misclassified test image"), list(wrong), key="vit_wrong",
+            format_func=lambda j: _("#{j}: a {digit} read as {read}", j=j, digit=wrong[j][0],
+                                    read=wrong[j][1],
+                                    read_by=particle(str(wrong[j][1]), "으로/로")),
         )  # fmt: skip
-        return test_x[i], f"test image {i}: a {wrong[i][0]}, read as {wrong[i][1]}", i
+        return test_x[i], _("test image {i}: a {digit}, read as {read}", i=i,
+                            digit=wrong[i][0], read=wrong[i][1],
+                            read_by=particle(str(wrong[i][1]), "으로/로")), i  # fmt: skip
     if source == "draw":
         return _draw()
-    st.file_uploader("A PNG or JPEG of one digit (at most 1 MB)", type=["png", "jpg", "jpeg"],
+    st.file_uploader(_("A PNG or JPEG of one digit (at most 1 MB)"), type=["png", "jpg", "jpeg"],
                      key="vit_upload", on_change=_on_upload)  # fmt: skip
     if st.session_state.get("vit_upload_error"):
-        kept = " The previous picture is kept." if "vit_uploaded" in st.session_state else ""
-        st.error(md_escape(st.session_state["vit_upload_error"] + kept), icon="⚠️")
+        error = said(*st.session_state["vit_upload_error"])
+        if "vit_uploaded" in st.session_state:
+            error += " " + _("The previous picture is kept.")
+        st.error(md_escape(error), icon="⚠️")
     if "vit_uploaded" not in st.session_state:
         st.info(
-            "Upload a picture of a digit: it is turned grey, cropped to the ink, padded to a "
-            "square, shrunk to 8x8 and inverted when dark on light.",
+            _("Upload a picture of a digit: it is turned grey, cropped to the ink, padded to a "
+              "square, shrunk to 8x8 and inverted when dark on light."),
             icon="🖼️",
         )
         st.stop()
     name, image, raw = st.session_state["vit_uploaded"]
-    st.image(raw, caption="as uploaded", width=120)
-    return image, f"your picture '{name}', converted to 8x8", None
+    st.image(raw, caption=_("as uploaded"), width=120)
+    return image, _("your picture '{name}', converted to 8x8", name=name), None
