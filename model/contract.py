@@ -108,6 +108,26 @@ class Attribution:
 ATTRIBUTIONS = ("integrated_gradients", "gradient_x_input")
 
 
+class Note(str):
+    """One of a model's notes: as a str, its English text (saved, compared, joined); shown
+    (`str(note)`, an f-string) in the language of the moment, from the template and values
+    it was made of. A model is shared by every session, so its notes hold no language."""
+
+    message: str
+    values: dict[str, object]
+
+    def __new__(cls, message: str, **values: object) -> Note:
+        english = {k: str.__str__(v) if isinstance(v, str) else v for k, v in values.items()}
+        note = super().__new__(cls, message.format(**english))  # a Note value: its English
+        note.message, note.values = message, values
+        return note
+
+    def __str__(self) -> str:
+        from i18n import _  # the session's language, read only where a note is shown
+
+        return _(self.message, **self.values)
+
+
 class Model:
     """A loaded model. Subclasses set `kind` and implement the methods of their capabilities;
     the others raise `Unsupported`. The capabilities of a kind are declared once, in the

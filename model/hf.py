@@ -51,7 +51,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.overrides import TorchFunctionMode
 
-from model.contract import ATTRIBUTIONS, Attribution, Candidates, Model, Sampling
+from i18n import N_
+from model.contract import ATTRIBUTIONS, Attribution, Candidates, Model, Note, Sampling
 from model.families import FAMILIES
 from model.interventions import chunks, edits_of, gradient_x_input, integrated_gradients
 from model.lm import UNFILTERED, filter_logits
@@ -313,7 +314,8 @@ class HFModel(Model):
         caps = info.capabilities
         head = "mlm" if "fill_mask" in caps else "lm" if "next_token" in caps else ""
         module, tokenizer = load_pretrained(Path(folder), head, device)
-        source = "GGUF, dequantized to float32" if Path(folder).suffix == ".gguf" else ""
+        gguf = Path(folder).suffix == ".gguf"
+        source = Note(N_("GGUF, dequantized to float32")) if gguf else ""
         return cls(module, tokenizer, info.kind, caps, name, device, source)
 
     @property
@@ -326,27 +328,32 @@ class HFModel(Model):
         return int(table.weight.shape[0])
 
     def _notes(self, source: str) -> tuple[str, ...]:
+        """What a person should know about this model's trace, as Notes (shown translated)."""
         notes = [
-            f"A Hugging Face transformers model ({self.model_type}"
-            f"{', ' + source if source else ''}), traced through forward hooks."
-        ]
+            Note(N_("A Hugging Face transformers model ({type}, {source}), traced through "
+                    "forward hooks."), type=self.model_type, source=source)
+            if source
+            else Note(N_("A Hugging Face transformers model ({type}), traced through forward "
+                         "hooks."), type=self.model_type)
+        ]  # fmt: skip
         if self.family.rotary:
-            notes.append(
+            notes.append(Note(N_(
                 "Rotary positions: nothing is added to the embeddings (the positional vectors "
                 "are zeros); positions rotate Q and K inside every attention layer. The Q and "
                 "K shown are after the rotation, the ones the scores are computed from; the "
                 "step-by-step view recomputes them without it, so it differs."
-            )
+            )))
         if self.n_kv_heads != self.n_heads:
-            notes.append(
-                f"Grouped-query attention: {self.n_kv_heads} key/value heads shared by "
-                f"{self.n_heads} query heads; K and V are shown repeated per query head."
-            )
+            notes.append(Note(
+                N_("Grouped-query attention: {kv} key/value heads shared by {heads} query heads; "
+                   "K and V are shown repeated per query head."),
+                kv=self.n_kv_heads, heads=self.n_heads,
+            ))  # fmt: skip
         if self.model_type in ("bert", "roberta", "xlm-roberta"):
-            notes.append(
+            notes.append(Note(N_(
                 "BERT-style embeddings also add a segment (token type) vector and a "
                 "LayerNorm before layer 1: the input to layer 1 is not just token + position."
-            )
+            )))
         return tuple(notes)
 
     def _install_hooks(self) -> None:
