@@ -2,7 +2,9 @@
 
 No Streamlit, no torch, no model: pages pass in the numbers of a Trace (and of
 `analysis`) and lay out what comes back. Token axes are integer positions with the tokens
-as tick labels, so repeated tokens keep their own rows and columns.
+as tick labels, so repeated tokens keep their own rows and columns. The language is an input
+too: every word a figure shows (titles, axes, legends, colour bars, hovers) goes through
+`i18n._` in the current language; tokens and numbers stay as they are.
 """
 
 from viz._common import TokenLabel
