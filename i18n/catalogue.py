@@ -131,12 +131,14 @@ def merge_drafts(catalog: Catalog, lang: str = LANGUAGE) -> list[str]:
         except Exception as err:  # noqa: BLE001 - a broken draft must not stop the others
             said.append(f"{draft.relative_to(ROOT)}: not read ({type(err).__name__}: {err})")
             continue
+        stale = []
         for entry in entries:
             if not entry.id or not _translated(entry):
                 continue
             target = catalog.get(entry.id, entry.context)
-            if target is None:
-                continue  # not (or no longer) in the source
+            if target is None:  # not (or no longer) in the source: said, not merged
+                stale.append(entry.id[0] if isinstance(entry.id, tuple) else entry.id)
+                continue
             key = (entry.id, entry.context)
             if key in source and target.string != entry.string:
                 said.append(f"{draft.name} and {source[key]} translate {entry.id!r} "
@@ -147,6 +149,9 @@ def merge_drafts(catalog: Catalog, lang: str = LANGUAGE) -> list[str]:
                 target.string = entry.string
             target.flags.discard("fuzzy")
             source[key] = draft.name
+        if stale:
+            said.append(f"{draft.name}: {len(stale)} translation(s) of messages not in the "
+                        f"source (reworded or gone?), e.g. {stale[0]!r}")  # fmt: skip
     return said
 
 
