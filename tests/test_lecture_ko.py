@@ -13,6 +13,7 @@ from babel.messages.extract import extract_from_dir
 from streamlit.testing.v1 import AppTest
 
 from i18n import catalogue, using
+from tests.charts import charts
 from tests.test_app import ROOT, app_test, assert_ok
 from tests.test_i18n import english_left as i18n_english_left
 from tests.test_i18n import page_text
@@ -157,3 +158,25 @@ def test_the_korean_overview_shows_korean_thumbnails() -> None:
             shot = thumbnail(step)
         assert shot is not None and shot.name == f"lecture-ko-{step.slug}.png", step.slug
         assert english is None or english.name == f"{step.key}.png"
+
+
+def test_the_live_training_is_drawn_in_korean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trained side by side in a Korean session: both runs' curves and answers, their
+    legends and titles in Korean."""
+    monkeypatch.setenv("GLASSBOX_LANG", "ko")  # AppTest's format_func, run outside the run
+    from tests.test_learn_page import until
+    from ui.lecture.steps import learn
+
+    at = korean("lecture-watch-it-learn", toy_steps=20)
+    at.radio(key="l_learn_guess").set_value(learn.CHOICES[2])
+    at = reveal(at)
+    assert at.success and at.success[0].value.startswith("정답입니다!")
+    at.button(key="l_learn_train").click().run()
+    until(at, lambda at: all(f"l_learn_{t}_answer" in {c.key for c in charts(at)}
+                             for t in learn.PAIR) and not at.button(key="l_learn_train").disabled)
+    assert_ok(at)
+    drawn = {c.key: c.figure for c in charts(at)}
+    names = [d.get("name") for d in drawn["l_learn_reverse"]["data"]]
+    assert names == ["시퀀스 전체", "토큰"]
+    assert drawn["l_learn_reverse_answer"]["layout"]["title"]["text"].endswith("스텝에서의 답")
+    assert not english_left(page_text(at))
