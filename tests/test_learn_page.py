@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.test_app import assert_ok, charts, page
 from ui.parts import learn
+from ui.show import section_key
 
 LIVE_CHARTS = {"learn_loss", "learn_accuracy", "learn_attention", "learn_answer"}
 
@@ -100,3 +101,40 @@ def test_the_lecture_step_predicts_then_trains_both_side_by_side() -> None:
     at.button(key="l_learn_train").click().run()
     until(at, lambda at: sum("Trained 20 steps" in c.value for c in at.caption) == 2)
     assert {"l_learn_reverse", "l_learn_histogram_answer"} <= set(charts(at))
+
+
+XATTN_CHARTS = {"learn_xattn_loss", "learn_xattn_accuracy", "learn_xattn_cross",
+                "learn_xattn_shipped", "learn_xattn_answer", "learn_xattn_match"}  # fmt: skip
+
+
+def test_cross_attention_forming_trains_a_translator_then_scrubs_it() -> None:
+    at = page("learn", toy_steps=3)
+    at.session_state[section_key("learn")] = "cross"
+    at.run()
+    assert_ok(at)
+    assert any("120 s of training" in m.value for m in at.markdown), "the budget, from the code"
+    assert any("held-out pairs exactly" in c.value for c in at.caption), "the calibration"
+    assert not set(charts(at)) & XATTN_CHARTS, "nothing drawn before Train"
+    at.button(key="learn_xattn_train").click().run()
+    assert_ok(at)
+    until(at, ended)
+    owner, live = at.session_state[learn.LIVE_KEY]
+    assert owner == learn.XATTN and live.runs[0].step == 3 and live.runs[0].net is None
+    drawn = charts(at)
+    assert set(drawn) >= XATTN_CHARTS
+    curve = drawn["learn_xattn_accuracy"]["data"][0]
+    assert curve["name"] == "pairs translated exactly" and curve["x"][-1] == 3
+    cross = drawn["learn_xattn_cross"]
+    assert "step 3" in cross["layout"]["title"]["text"]
+    assert "layer 3, average of the heads" in cross["layout"]["title"]["text"]
+    slider = next(s for s in at.select_slider if s.label.startswith("Scrub"))
+    assert slider.options == ["0", "1", "2", "3"], "a snapshot at every early step"
+    slider.set_value(0).run()
+    assert_ok(at)
+    drawn = charts(at)
+    assert "step 0" in drawn["learn_xattn_cross"]["layout"]["title"]["text"], "the untrained one"
+    assert "step 0" in drawn["learn_xattn_answer"]["layout"]["title"]["text"]
+    assert any("At step 0, for" in c.value for c in at.caption), "how alike, computed"
+    at.radio(key="learn_xattn_head").set_value(1).run()
+    assert_ok(at)
+    assert "head 2" in charts(at)["learn_xattn_shipped"]["layout"]["title"]["text"]

@@ -88,3 +88,56 @@ def toy_answer(
         yaxis={"tickmode": "array", "tickvals": [0, 1, 2], "ticktext": rows,
                "autorange": "reversed", "showgrid": False},
     )  # fmt: skip
+
+
+def _strip(
+    columns: Sequence[str], x_title: str, rows: list[tuple[str, Sequence[str]]],
+    marks: Sequence[bool], title: str,
+) -> go.Figure:  # fmt: skip
+    """Rows of cells, a column each: the first row's cells green where `marks` says right,
+    red where wrong (with a ✓ or ✗); the other rows grey."""
+    n = len(columns)
+    if len(marks) != n or any(len(cells) != n for _label, cells in rows):
+        raise ValueError(f"{n} columns; rows of {[len(c) for _l, c in rows]}, {len(marks)} marks")
+    first = [f"{c} {'✓' if m else '✗'}" for c, m in zip(rows[0][1], marks, strict=True)]
+    text = [escape_all(first), *[escape_all(cells) for _label, cells in rows[1:]]]
+    z = np.array([[float(m) for m in marks]] + [[0.5] * n] * (len(rows) - 1))
+    scale = [[0.0, WRONG], [0.49, WRONG], [0.5, GIVEN], [0.51, RIGHT], [1.0, RIGHT]]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z, x=list(range(n)), y=list(range(len(rows))), zmin=0, zmax=1, colorscale=scale,
+            showscale=False, text=text, texttemplate="%{text}", textfont={"size": 16},
+            xgap=3, ygap=3, hoverinfo="skip",
+        )
+    )  # fmt: skip
+    axis = token_axis(list(columns), x_title)
+    axis["tickangle"] = 0
+    return apply_layout(
+        fig, title, 120 + 55 * len(rows), xaxis=axis,
+        yaxis={"tickmode": "array", "tickvals": list(range(len(rows))),
+               "ticktext": escape_all([label for label, _cells in rows]),
+               "autorange": "reversed", "showgrid": False},
+    )  # fmt: skip
+
+
+def translation_answer(output: Sequence[str], right: Sequence[str], title: str) -> go.Figure:
+    """A translation token by token above the right one, each token marked right or wrong
+    at its place (a missing or an extra token is wrong)."""
+    n = max(len(output), len(right), 1)
+    said, answer = [*output, *[""] * (n - len(output))], [*right, *[""] * (n - len(right))]
+    marks = [a == b != "" for a, b in zip(said, answer, strict=True)]
+    return _strip([str(i + 1) for i in range(n)], _("token"),
+                  [(_("model: {right}/{n} right", right=sum(marks), n=len(right)), said),
+                   (_("right answer"), answer)], marks, title)  # fmt: skip
+
+
+def alignment_match(
+    written: Sequence[str], live: Sequence[str], shipped: Sequence[str], title: str
+) -> go.Figure:
+    """For each Korean word written (a column), the English token the live model reads
+    most, marked right where the shipped translator reads the same one, above the shipped
+    translator's."""
+    marks = [a == b for a, b in zip(live, shipped, strict=True)]
+    return _strip(list(written), _("Korean word written"),
+                  [(_("this run: {alike}/{n} alike", alike=sum(marks), n=len(marks)), live),
+                   (_("shipped translator"), shipped)], marks, title)  # fmt: skip

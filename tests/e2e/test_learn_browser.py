@@ -82,3 +82,30 @@ def test_another_visitors_page_answers_while_one_trains(
     print(f"a new sentence on the attention page, another tab: {seconds} s")
     page.get_by_role("button", name="Stop").click()
     assert_clean(other)
+
+
+def test_cross_attention_forms_while_a_translator_trains(
+    app_server, page, screenshot_dir
+) -> None:
+    """The second tab: the translator's curves grow (a point every half second of
+    training, or as long as the last point took to measure), its cross-attention is redrawn
+    with them, and after Stop the slider scrubs back to the untrained model."""
+    harness.open_app(page, url(app_server, "learn"))
+    page.get_by_role("tab", name="Cross-attention forming").click()
+    page.get_by_role("button", name="Train").click()
+    page.wait_for_function(f"() => ({POINTS_JS})('held-out accuracy') >= 2", timeout=90000)
+    first, start = page.evaluate(POINTS_JS, "held-out accuracy"), time.monotonic()
+    page.wait_for_function(f"() => ({POINTS_JS})('held-out accuracy') >= {first + 3}",
+                           timeout=60000)  # fmt: skip
+    print(f"the translator's accuracy curve grew from {first} to {first + 3} points in "
+          f"{time.monotonic() - start:.1f} s")  # fmt: skip
+    assert page.evaluate(TITLE_JS, "this run at step"), "its cross-attention is redrawn"
+    assert page.evaluate(TITLE_JS, "the shipped translator"), "beside the shipped one"
+    page.screenshot(path=str(screenshot_dir / "learn_cross.png"))
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text("Stop was pressed").wait_for(timeout=30000)
+    slider = page.get_by_test_id("stSlider").filter(has_text="Scrub").get_by_role("slider")
+    slider.focus()
+    harness.after_rerun(page, lambda: slider.press("Home"))
+    page.wait_for_function(f"() => ({TITLE_JS})('this run at step 0:')", timeout=20000)
+    assert_clean(page)
