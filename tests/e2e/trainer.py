@@ -43,7 +43,7 @@ class Trainer:
                 await train.click()
                 # Running (or waiting in line), then ended: read off the page's own words.
                 await page.wait_for_function(STARTED_JS, timeout=60000)
-                found = await page.wait_for_function(ENDED_JS, ENDED.pattern,
+                found = await page.wait_for_function(ENDED_JS, arg=ENDED.pattern,
                                                      timeout=RUN_TIMEOUT_S * 1000)  # fmt: skip
                 steps, seconds = await found.json_value()
                 self.runs.append({"steps": int(steps.replace(",", "")),
