@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from analysis.tokens import word_positions
+from i18n import _
 from model.tokenizer import SPECIAL_TOKENS
 from model.trace import Trace
 
@@ -109,7 +110,7 @@ def pca_2d(X: np.ndarray) -> np.ndarray:
     if n == 0:
         return points
     centred = data - data.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    *_us, vt = np.linalg.svd(centred, full_matrices=False)
     for k in range(min(2, vt.shape[0])):
         direction = vt[k]
         if direction[np.argmax(np.abs(direction))] < 0:
@@ -126,7 +127,7 @@ def neighbour_map(
     words = [i for i in word_positions(trace.tokens) if i != pos]
     vectors = np.vstack([trace.embeddings[words], trace.embeddings[[pos]], near_vectors])
     token = trace.tokens[pos]
-    labels = [trace.tokens[i] for i in words] + [token] + [w for w, _ in near]
-    groups = ["sentence"] * len(words) + [f"selected: {token}"]
-    groups += [f"nearest to {token} in the vocabulary"] * len(near)
+    labels = [trace.tokens[i] for i in words] + [token] + [w for w, _c in near]
+    groups = [_("sentence")] * len(words) + [_("selected: {token}", token=token)]
+    groups += [_("nearest to {token} in the vocabulary", token=token)] * len(near)
     return pca_2d(vectors), labels, groups
