@@ -98,7 +98,7 @@ def token_strip(
             textfont={"size": 16, "color": "#1a1a1a"},
             customdata=customdata,
             hovertemplate=_(CHIP_HOVER),
-            name="token",
+            name=_("token"),
         )
     )
     fig.add_trace(
