@@ -38,8 +38,8 @@ from model.translation_grammar import make_splits, read_lexicon, rule_translatio
 SHIPPED = Path(__file__).resolve().parent.parent / "assets" / "models" / "translate"
 SENTENCE = TRANSLATION_PROBES[0]  # "i go to school": a lecture probe, held out of every split
 MAX_SECONDS = 120.0  # the budget the calibration measured it learns in (docs/MODELS.md)
-HELD_OUT_PER_COUNT = 50  # test pairs of each clause count the accuracy is measured on
-EVAL_EVERY = 1.0  # seconds of training between two points of the curves, at least (and at
+HELD_OUT_PER_COUNT = 25  # test pairs of each clause count the accuracy is measured on
+EVAL_EVERY = 0.5  # seconds of training between two points of the curves, at least (and at
 # least as long as the last point took to measure: measuring never takes most of the time)
 NEVER = [i for i in range(len(SPECIAL_TOKENS)) if i != EOS_ID]  # never written
 
@@ -204,7 +204,7 @@ class TranslatorRun:
         self.source_tokens = [tok.id_to_token(i) for i in pair.src[0].tolist()]
         self.reference_tokens = [tok.id_to_token(i) for i in pair.tgt[0, 1:-1].tolist()]
         self.written = [*self.reference_tokens, "[EOS]"]  # the row of each decoder step
-        self._max_new = self.test.tgt.size(1) + 2
+        self._max_new = self.test.tgt.size(1) - 1  # the longest answer and its [EOS]
         with _SEEDING:
             torch.manual_seed(s.seed)
             self.net = EncoderDecoder(architecture()).to(self.device)

@@ -121,4 +121,19 @@ def test_the_shipped_report_is_the_commands() -> None:
     r = json.loads((ROOT / "assets" / "toy_translator_report.json").read_text())
     assert r["setup"] == {**TranslatorSetup().__dict__} and r["ended"] == "budget"
     assert r["threads"] == 1 and 119 < r["seconds"] < 122 and len(r["curve"]) > 20
+    assert r["held_out"] == 2 * HELD_OUT_PER_COUNT, "measured on the page's held-out pairs"
     assert [a["korean"] for a in r["alignment"]] == ["나는", "학교에", "간다"]
+
+
+def test_the_strips_mark_each_token_right_or_wrong() -> None:
+    from viz.learning import alignment_match, translation_answer
+
+    fig = translation_answer(["나는", "학교에", "갔다", "<b>"], ["나는", "학교에", "간다"], "t")
+    z, text = fig.data[0].z, fig.data[0].text
+    assert list(z[0]) == [1.0, 1.0, 0.0, 0.0], "a wrong and an extra token are wrong"
+    assert text[0][0] == "나는 ✓" and text[0][3] == "&lt;b&gt; ✗" and text[1][3] == ""
+    assert fig.layout.yaxis.ticktext[0] == "model: 2/3 right"
+    fig = alignment_match(["나는", "학교에", "간다"], ["i", "go", "go"], ["i", "school", "go"], "t")
+    assert list(fig.data[0].z[0]) == [1.0, 0.0, 1.0]
+    assert fig.layout.yaxis.ticktext[0] == "this run: 2/3 alike"
+    assert list(fig.layout.xaxis.ticktext) == ["나는", "학교에", "간다"]

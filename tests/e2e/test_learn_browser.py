@@ -107,5 +107,5 @@ def test_cross_attention_forms_while_a_translator_trains(
     slider = page.get_by_test_id("stSlider").filter(has_text="Scrub").get_by_role("slider")
     slider.focus()
     harness.after_rerun(page, lambda: slider.press("Home"))
-    page.wait_for_function(f"() => ({TITLE_JS})('this run at step 0:')", timeout=20000)
+    page.wait_for_function(f"() => ({TITLE_JS})('this run at step 0,')", timeout=20000)
     assert_clean(page)
