@@ -24,7 +24,7 @@ import streamlit as st
 
 import analysis
 import viz
-from i18n import N_, _
+from i18n import N_, _, particle
 from ui import cache
 from ui.figures import MAX_CELLS, chart
 from ui.show import layer_head
@@ -85,7 +85,7 @@ def choose(prefix: str, disabled: bool) -> float:
     c1, c2 = st.columns([3, 2])
     c1.radio(_("Task"), TASKS, key=f"{prefix}_task", index=1,
              format_func=lambda t: _(TASK_WORDS[t]), disabled=disabled)  # fmt: skip
-    c2.radio(_("Positions"), POSITIONS, key=f"{prefix}_positions",
+    c2.radio(_("Positional encoding"), POSITIONS, key=f"{prefix}_positions",
              format_func=lambda p: _(POSITION_WORDS[p]), disabled=disabled)  # fmt: skip
     with st.expander(_("The model and the run"), icon=":material/tune:"):
         a, b, c = st.columns(3)
@@ -389,5 +389,5 @@ def translator_drawn(live, training: bool, device: str) -> None:
         "step {step:,}, for {alike} of the {n} Korean words this run reads most the English "
         "token the shipped translator reads most ({head}). Two separately trained models "
         "need not number their heads alike: the heads' average compares them best.",
-        reference=run.reference, step=snap.step, alike=sum(alike), n=len(alike),
+        reference=particle(run.reference, "을/를"), step=snap.step, alike=sum(alike), n=len(alike),
         head=label))  # fmt: skip
