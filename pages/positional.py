@@ -4,23 +4,13 @@ import streamlit as st
 
 import model
 import viz
-from i18n import N_, _
+from i18n import _
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts import compare
-from ui.parts.positional import ORDER_PAIR, order_matters
-from ui.show import (
-    download_csv,
-    keep_state,
-    lazy_sections,
-    raw_column,
-    token_labels,
-    window_picker,
-)
+from ui.parts.positional import ORDER_PAIR, kind_of, order_matters
+from ui.show import download_csv, keep_state, lazy_sections, raw_column, token_labels, window_picker
 from ui.view import View
-
-POSITIONS = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned"), "rotary": N_("rotary"),
-             "none": N_("none")}  # a model's `positional`, as the caption names it
 
 
 def binary(view: View, window: tuple[int, int] | None) -> None:
@@ -46,9 +36,8 @@ def sinusoids(view: View, labels: list[str], window: tuple[int, int] | None, max
         r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right) \qquad "
         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)"
     )
-    kind = view.model.positional
-    st.caption(_("Here d = {d} and this model's positions are *{kind}*.", d=d,
-                 kind=_(POSITIONS.get(kind, kind))))  # fmt: skip
+    kind = kind_of(view.model.positional)
+    st.caption(_("Here d = {d} and this model's positions are *{kind}*.", d=d, kind=kind))
     if st.toggle(_("Show the whole context ({n} positions)", n=max_len), key="pos_full"):
         pe, rows, where, shown = model.sinusoidal_encoding(max_len, d), None, max_len, None
         names = [str(i) for i in range(max_len)]

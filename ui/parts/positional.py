@@ -76,6 +76,15 @@ COLUMNS = {"word": N_("word"), "position in A": N_("position in A"),
            "cosine without positions": N_("cosine without positions")}  # fmt: skip
 
 
+POSITIONS = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned"), "rotary": N_("rotary"),
+             "none": N_("none")}  # a model's `positional`, as the page names it
+
+
+def kind_of(positional: str) -> str:
+    """A model's `positional` ("sinusoidal", "learned", ...) in the session's language."""
+    return _(POSITIONS.get(positional, positional))
+
+
 def shown(rows: list[dict]) -> list[dict]:
     """The table's rows with their column names in the session's language."""
     return [{_(COLUMNS.get(k, k)): v for k, v in row.items()} for row in rows]
