@@ -263,6 +263,7 @@ COMMANDS = [
     ["bench/bench_interventions.py", "--help"],
     ["-m", "deploy.serve", "--help"],
     ["-m", "tests.e2e.screenshots", "--help"],
+    ["-m", "i18n.catalogue", "--help"],
 ]
 
 
