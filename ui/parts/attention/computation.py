@@ -13,7 +13,7 @@ import streamlit as st
 
 import viz
 from analysis import AttentionSteps
-from i18n import N_, _
+from i18n import N_, _, particle
 from ui.figures import chart
 
 HEAD_STEPS = [  # shown with _(): the first says the same in both languages
@@ -94,7 +94,8 @@ def _notice(step: int, s: AttentionSteps, causal: bool) -> str:
     if step == 1:
         return _("Row i, column j: how well query i matches key j. Dividing by √{d} = {root} "
                  "keeps the scores from growing with the vectors' length, so the softmax does "
-                 "not saturate.", d=d, root=format(np.sqrt(d), ".2f"))  # fmt: skip
+                 "not saturate.", d=d, root=(root := format(np.sqrt(d), ".2f")),
+                 root_by=particle(root, "으로/로"))  # fmt: skip
     if step == 2 and causal:
         return _("A causal (GPT-style) model masks the future: −∞ above the diagonal becomes "
                  "weight 0.")  # fmt: skip
