@@ -19,9 +19,10 @@ def embedding_note(e: dict) -> str:
     syn, rnd = e["synonyms"]["either"], e["random"]["either"]
     return _(
         "Measured (assets/models/evaluation.json): frequent words get meaningful neighbours "
-        "(steel: {steel}), rare ones mostly noise: {synonyms} of 300 WordNet synonym pairs "
-        "are among each other's 10 nearest, {random} of random pairs.",
+        "(steel: {steel}), rare ones mostly noise: {synonyms} of {pairs} WordNet synonym "
+        "pairs are among each other's {k} nearest, {random} of random pairs.",
         steel=steel, synonyms=format(syn, ".1%"), random=format(rnd, ".1%"),
+        pairs=e["synonyms"]["pairs"], k=e["k"],
     )
 
 
