@@ -53,14 +53,14 @@ def answer(task: str, x: np.ndarray) -> np.ndarray:
     raise ValueError(f"unknown task {task!r}; one of {', '.join(TASKS)}")
 
 
-def snapshot_steps(last: int) -> list[int]:
+def snapshot_steps(last: int, ratio: float = SNAPSHOT_RATIO) -> list[int]:
     """The steps a run keeps a snapshot at, up to `last`: 0, 1, 2, 3, 4, 5, 7, 9, ... each
-    about 1.3 times the one before."""
+    about `ratio` (1.3) times the one before."""
     steps, x = [0], 1.0
     while x <= last:
         if round(x) > steps[-1]:
             steps.append(round(x))
-        x *= SNAPSHOT_RATIO
+        x *= ratio
     return steps
 
 

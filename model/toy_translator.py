@@ -42,6 +42,8 @@ HELD_OUT_PER_COUNT = 25  # test pairs of each clause count the accuracy is measu
 EVAL_EVERY = 0.5  # seconds of training between two points of the curves, at least (and at
 # least as long as the last point took to measure: measuring never takes most of the time)
 NEVER = [i for i in range(len(SPECIAL_TOKENS)) if i != EOS_ID]  # never written
+SNAPSHOT_RATIO = 1.2  # snapshots at steps 0, 1, 2, ... growing by this factor: at least 20
+# in the 100 steps a busy server may give a run
 
 
 def architecture() -> Config:
@@ -211,7 +213,7 @@ class TranslatorRun:
         self.fit = Fit(self.net, s.lr, warmup=s.warmup, decay="inverse_sqrt", settle=s.settle,
                        loss=pair_loss)  # fmt: skip
         self._rng = np.random.default_rng(s.seed)
-        self._next_snapshot = iter(snapshot_steps(10**7))
+        self._next_snapshot = iter(snapshot_steps(10**7, SNAPSHOT_RATIO))
         self._snap_at = next(self._next_snapshot)
         self._since_point = self._measuring = 0.0  # seconds: the last point took to measure
         self._keep()

@@ -13,9 +13,11 @@ import pytest
 
 from model.examples import PROBES, TRANSLATION_PROBES
 from model.fit import Budget
+from model.toy import snapshot_steps
 from model.toy_translator import (
     HELD_OUT_PER_COUNT,
     SENTENCE,
+    SNAPSHOT_RATIO,
     TranslatorRun,
     TranslatorSetup,
     agreement,
@@ -54,6 +56,7 @@ def test_the_same_seed_gives_the_same_run() -> None:
     a, b, c = run(3), run(3), run(4, steps=2)
     assert a.step == b.step == 4 and a.fit.losses == b.fit.losses
     assert [s.step for s in a.snapshots] == [0, 1, 2, 3, 4]
+    assert len(snapshot_steps(100, SNAPSHOT_RATIO)) >= 20, "even on a slow server"
     assert all(np.array_equal(s.cross, t.cross) and s.output == t.output
                for s, t in zip(a.snapshots, b.snapshots, strict=True))  # fmt: skip
     assert a.fit.losses[:2] != c.fit.losses, "another seed, another run"

@@ -1,6 +1,8 @@
 """"Watch it learn" in a real browser (issue 28): after Train the accuracy curve grows while
 the run trains (its fragment redraws it twice a second, in place), Stop ends the run, and
-the slider scrubs back to the untrained model. Screenshot: artifacts/screenshots/learn.png."""
+the slider scrubs back to the untrained model; the same for the translator of the second
+tab (cross-attention forming). Screenshots: artifacts/screenshots/learn.png and
+learn_cross.png."""
 
 from __future__ import annotations
 
