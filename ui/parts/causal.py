@@ -153,7 +153,7 @@ def generation(view: View) -> None:
     record = {"prompt": view.sentence, "model": name, "seed": int(seed)}
     record |= {"steps": gen["steps"], "text": text}
     record |= {"tokens": gt.tokens, "raw_tokens": gt.raw_tokens}
-    download_json("Generation (JSON)", record, "gen_dl_json", "generation.json")
+    download_json(_("Generation (JSON)"), record, "gen_dl_json", "generation.json")
 
 
 # --- How GPT learns: every position predicts the next token at once (slide 45) ---------
