@@ -19,7 +19,8 @@ WIDGETS = ("selectbox", "multiselect", "slider", "radio", "toggle", "text_input"
 
 SAYS = {  # (page, open tab or None) -> sentences (or their start) it shows in Korean
     ("tokens", None): ["모델은 글자를 보지 않습니다", "토큰 임베딩 (토큰 × 차원)", "수치"],
-    ("tokens", "neighbours"): ["**어휘에서 가장 가까운 토큰** (코사인)", "주성분 분석(PCA)은 벡터를"],
+    ("tokens", "neighbours"): ["**어휘에서 가장 가까운 토큰** (코사인)",
+                               "주성분 분석(PCA)은 벡터를"],
     ("positional", None): ["어텐션은 모든 토큰을 다른 모든 토큰과 비교할 뿐", "첫 번째 아이디어"],
     ("positional", "order"): ["위치 정보가 없으면 어순이 보이지 않습니다",
                               "코사인 (위치 없음)"],
