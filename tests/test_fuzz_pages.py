@@ -104,8 +104,9 @@ def views(key: str) -> list[View]:
     found += [View(f"expander {e.key}", [_set_state(e.key, True)])
               for e in at.expander if getattr(e, "key", None)]  # fmt: skip
     found += [View(f"toggle {t.key}", [_switch_on(t.key)]) for t in at.toggle if t.key]
-    for radio in at.radio:
-        if radio.key and not radio.key.endswith("_guess") and len(radio.options) <= SHORT_RADIO:
+    for radio in at.radio:  # not the language menu: the Korean pages are tests/test_i18n.py's
+        if (radio.key and not radio.key.endswith("_guess") and radio.key != "w_lang"
+                and len(radio.options) <= SHORT_RADIO):  # fmt: skip
             found += [View(f"{radio.key} = {o}", [_choose(radio.key, o)])
                       for o in radio.options[1:]]  # fmt: skip
     found += [View("revealed", [_click(b.key)]) for b in at.button
