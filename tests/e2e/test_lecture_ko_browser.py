@@ -1,7 +1,7 @@
 """Lecture mode in Korean in a real browser (issue 31): ?lang=ko&present=1 at 1280x720, a
 projector. Every step is opened with the Next control (다음), its question revealed (모델의 답
 보기) and its figure waited for; then: the title and the step's place are in Korean, no
-Lecture-mode message is left in English, no title is cut off (the page's, the bar's, a
+catalogue message is left in English, no title is cut off (the page's, the bar's, a
 chart's), no tick label is cut off or overlaps its neighbour. Screenshots:
 artifacts/screenshots/lecture-ko-<slug>.png. Hangul needs a font with Korean glyphs
 (Debian's fonts-noto-cjk): without one the screenshots would show boxes, so the test says so
@@ -18,8 +18,8 @@ from i18n import _, using
 from tests.e2e import harness
 from tests.e2e.test_lecture_browser import PROJECTOR, heading
 from tests.e2e.test_pages import assert_clean
+from tests.test_i18n import english_left
 from tests.test_lecture import EXAMPLE_TOKENS
-from tests.test_lecture_ko import english_left
 from ui.lecture.syllabus import STEPS
 
 pytestmark = pytest.mark.e2e
@@ -184,7 +184,7 @@ def test_walk_the_lecture_in_korean_in_presenter_mode(app_server, projector, scr
         assert_clean(page)
         lines = [line for line in page.locator(harness.APP).inner_text().splitlines() if line]
         left = english_left(lines)
-        assert not left, f"step {n} shows Lecture mode's English: {left}"
+        assert not left, f"step {n} shows English: {left}"
         page.evaluate("() => document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
         page.screenshot(path=str(screenshot_dir / f"lecture-ko-{step.slug}.png"))
         assert_laid_out(page, f"step {n}")
