@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
+import sys
 from functools import cache
 
 import pytest
+from babel.messages.catalog import Catalog
 from google.protobuf.json_format import MessageToDict
 
 import i18n.catalogue as catalogue
@@ -45,6 +48,32 @@ def test_every_message_has_korean() -> None:
     committed Korean catalogue, none empty, none left as the English (catalogue.SAME)."""
     found = catalogue.missing()
     assert not found, f"{len(found)} message(s) without Korean:\n" + "\n".join(found)
+
+
+def test_a_draft_wins_and_fills_what_the_catalogue_lacks(tmp_path, monkeypatch) -> None:
+    """What `python -m i18n.catalogue` does with the drafts: a draft's translation replaces
+    the catalogue's and fills an empty one; one of a message not in the source is said."""
+    (tmp_path / "a.po").write_text('msgid "Layer"\nmsgstr "층"\n\nmsgid "Gone"\nmsgstr "없음"\n',
+                                   encoding="utf-8")  # fmt: skip
+    (tmp_path / "b.po").write_text('msgid "Head"\nmsgstr "헤드"\n', encoding="utf-8")
+    monkeypatch.setattr(catalogue, "drafts_dir", lambda lang="ko": tmp_path)
+    merged = Catalog(locale="ko")
+    merged.add("Layer", "레이어")
+    merged.add("Head", "")
+    said = catalogue.merge_drafts(merged)
+    assert merged["Layer"].string == "층" and merged["Head"].string == "헤드"
+    assert "Gone" not in merged and any("a.po" in s and "not in the source" in s for s in said)
+
+
+def test_one_merge_at_a_time() -> None:
+    """Two translators running the command at once: the second waits for the file lock."""
+    probe = ("import fcntl, sys; f = open(sys.argv[1], 'a')\n"
+             "try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+             "except BlockingIOError: sys.exit(3)")  # fmt: skip
+    with catalogue.locked():
+        held = subprocess.run([sys.executable, "-c", probe, str(catalogue.LOCK)], check=False)
+    free = subprocess.run([sys.executable, "-c", probe, str(catalogue.LOCK)], check=False)
+    assert (held.returncode, free.returncode) == (3, 0)
 
 
 def test_the_same_in_both_languages() -> None:
