@@ -137,7 +137,8 @@ def test_the_lens_last_readout_is_the_logits(tiny, kind: str) -> None:
     assert lens.shape == (t.n_layers + 1, len(t.tokens), t.logits.shape[1])
     np.testing.assert_allclose(lens[-1], log_softmax(t.logits), atol=1e-4)
     np.testing.assert_allclose(np.exp(lens).sum(-1), 1, atol=1e-4)
-    np.testing.assert_allclose(m.logit_lens(pair, at=[1])[:, 0], lens[:, 1], atol=1e-5)  # float32: the batch order differs
+    # float32: a readout at one position sums in another order than the whole batch's
+    np.testing.assert_allclose(m.logit_lens(pair, at=[1])[:, 0], lens[:, 1], atol=1e-5)
 
 
 def test_the_lens_first_readout_is_the_input_stream(tiny) -> None:
