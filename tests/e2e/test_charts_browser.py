@@ -89,3 +89,23 @@ def test_a_chart_follows_its_column_when_the_sidebar_closes(app_server, page) ->
     after = page.evaluate(WIDTHS, ".gb-chart")
     assert [h for *_, h in after] == [h for *_, h in before], "the heights stay"
     assert not harness.exceptions(page)
+
+
+def test_a_failed_chart_library_download_is_tried_again(app_server, page) -> None:
+    """The first two downloads of Plotly fail (as when the replica that served them died,
+    or nginx was restarting): the page tries again by itself and draws every chart, with no
+    "could not be drawn" and no reload (ui/workarounds/load_plotly.js)."""
+    tries: list[str] = []
+
+    def flaky(route) -> None:
+        tries.append(route.request.url)
+        if len(tries) <= 2:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route(f"**/{PLOTLY_URL}", flaky)
+    harness.open_app(page, f"{app_server.url}/tokens", charts=True)
+    assert len(tries) == 3, tries
+    assert not page.get_by_text("could not be drawn").count()
+    assert harness.chart_count(page) >= 2

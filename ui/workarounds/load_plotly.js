@@ -1,16 +1,28 @@
-// One promise per page: the first element that needs Plotly adds its <script>; a failed
-// load is forgotten, so the next chart tries again. chart.py fills in the address.
+// One promise per page: the first element that needs Plotly adds its <script>. A load that
+// fails (a replica that died or hung, nginx restarting, a network blip) is tried again, 5
+// more times over about 15 s, before the charts say so; a failed load is then forgotten, so
+// the next chart tries again. chart.py fills in the address.
 function loadPlotly() {
   if (!window.__glassboxPlotly) {
     window.__glassboxPlotly = new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = "PLOTLY_URL";
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => {
-        window.__glassboxPlotly = null;
-        reject(new Error("the chart library did not load"));
+      let tries = 0;
+      const attempt = () => {
+        const script = document.createElement("script");
+        script.src = "PLOTLY_URL";
+        script.onload = () => resolve(window.Plotly);
+        script.onerror = () => {
+          script.remove();
+          tries += 1;
+          if (tries < 6) {
+            setTimeout(attempt, 500 * 2 ** (tries - 1));  // 0.5, 1, 2, 4, 8 s
+            return;
+          }
+          window.__glassboxPlotly = null;
+          reject(new Error("the chart library did not load"));
+        };
+        document.head.appendChild(script);
       };
-      document.head.appendChild(script);
+      attempt();
     });
   }
   return window.__glassboxPlotly;
