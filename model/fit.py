@@ -193,6 +193,33 @@ class Trainable(Protocol):
     def stop(self, why: str = "stopped") -> None: ...
 
 
+class SlicedRun:
+    """What a run trained a slice at a time shares (model.toy.ToyRun,
+    model.toy_translator.TranslatorRun): how a slice ends, Stop, and letting the model go.
+    The run has `ended`, `done`, `step`, `points`, `snapshots`, `net`, `fit`, `train_for`,
+    `_point(since)` and `_keep()`."""
+
+    def _end_slice(self, since: int) -> None:
+        """After a slice of `train_for`: ended by the budget when it is spent, and an ended
+        run's last point and snapshot taken at its last step."""
+        if self.done >= 1 and not self.ended:
+            self.ended = "budget"
+        if self.ended and self.points[-1].step != self.step:
+            self._point(since)
+        if self.ended and self.snapshots[-1].step != self.step:
+            self._keep()
+
+    def stop(self, why: str = "stopped") -> None:
+        """End the run now (Stop pressed, the tab left the page)."""
+        if not self.ended:
+            self.ended = why
+            self.train_for(0)
+
+    def release(self) -> None:
+        """Let the model and its optimizer go (a page keeps only what it shows)."""
+        self.net = self.fit = None
+
+
 class Background:
     """Trains `runs` in a thread of their own once `gate` admits `ticket`, a slice of each
     in turn (side by side), until each is finished; so a page can redraw them while they

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from model.fit import Budget, Fit
+from model.fit import Budget, Fit, SlicedRun
 from model.transformer import Config, Stack
 
 TASKS = ("copy", "reverse", "sort", "histogram")
@@ -150,7 +150,7 @@ class Snapshot:
 
 
 @dataclass
-class ToyRun:
+class ToyRun(SlicedRun):
     """One training run of a toy model, a slice at a time (`train_for`), with its held-out
     scores, curves and snapshots. `budget` bounds it (steps and/or seconds of training);
     `clock` is the time it is measured by."""
@@ -268,22 +268,7 @@ class ToyRun:
                 self._point(since)
                 since, self._since_point = self.step, self.seconds
             last = self.clock()  # evaluation is not training time
-        if self.done >= 1 and not self.ended:
-            self.ended = "budget"
-        if self.ended and self.points[-1].step != self.step:
-            self._point(since)
-        if self.ended and self.snapshots[-1].step != self.step:
-            self._keep()
-
-    def stop(self, why: str = "stopped") -> None:
-        """End the run now (Stop pressed, the tab left the page)."""
-        if not self.ended:
-            self.ended = why
-            self.train_for(0)
-
-    def release(self) -> None:
-        """Let the model and its optimizer go (a page keeps only what it shows)."""
-        self.net = self.fit = None  # type: ignore[assignment]
+        self._end_slice(since)
 
     def weight_bytes(self) -> int:
         """The memory the model holds while it trains: weights, gradients and AdamW's two

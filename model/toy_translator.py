@@ -29,7 +29,7 @@ from torch import Tensor, nn
 
 from model.checkpoint import load_config
 from model.examples import TRANSLATION_PROBES
-from model.fit import Budget, Fit
+from model.fit import Budget, Fit, SlicedRun
 from model.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS, load_tokenizer
 from model.toy import _SEEDING, snapshot_steps
 from model.transformer import Config, EncoderDecoder
@@ -180,7 +180,7 @@ class Snapshot:
 
 
 @dataclass
-class TranslatorRun:
+class TranslatorRun(SlicedRun):
     """One training run of the live translator, a slice at a time (`train_for`), with its
     held-out scores, curves and snapshots: what model.fit.Background drives."""
 
@@ -298,22 +298,7 @@ class TranslatorRun:
                 self._point(since)
                 since, self._since_point = self.step, self.seconds
             last = self.clock()
-        if self.done >= 1 and not self.ended:
-            self.ended = "budget"
-        if self.ended and self.points[-1].step != self.step:
-            self._point(since)
-        if self.ended and self.snapshots[-1].step != self.step:
-            self._keep()
-
-    def stop(self, why: str = "stopped") -> None:
-        """End the run now (Stop pressed, the tab left the page)."""
-        if not self.ended:
-            self.ended = why
-            self.train_for(0)
-
-    def release(self) -> None:
-        """Let the model and its optimizer go (a page keeps only what it shows)."""
-        self.net = self.fit = None  # type: ignore[assignment]
+        self._end_slice(since)
 
     def memory_bytes(self) -> int:
         """What the run holds of its own: while it trains the weights, gradients and AdamW's
