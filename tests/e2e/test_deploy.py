@@ -74,8 +74,9 @@ RESTART_LIMIT_S = 30  # a dead or hung replica healthy again within this
 # this machine at 206fe59), 1 in three: a session mid-walk at the kill left on a blank page
 # (at 193e2a1), one that never reconnected after the hang under a load average of 19, and a
 # new session whose first page loaded as a replica hung and never got the chart library
-# (at b770f3a; the download is retried since). The lesson tabs, the issue's scenario, may
-# lose nothing.
+# (at b770f3a; the download is retried since); at b6dadc5 1 again, at the kill: Streamlit's
+# own widget JavaScript, fetched on first use, was cut off and is never fetched again in
+# that tab (docs/DEPLOY.md). The lesson tabs, the issue's scenario, may lose nothing.
 MAX_LOST_SESSIONS = 1
 # The class while a teacher keeps a training running (issue 28): 1 replica, this many sessions
 TRAINING_SESSIONS = int(os.environ.get("GLASSBOX_TRAINING_SESSIONS", "12"))
