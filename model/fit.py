@@ -196,8 +196,22 @@ class Trainable(Protocol):
 class SlicedRun:
     """What a run trained a slice at a time shares (model.toy.ToyRun,
     model.toy_translator.TranslatorRun): how a slice ends, Stop, and letting the model go.
-    The run has `ended`, `done`, `step`, `points`, `snapshots`, `net`, `fit`, `train_for`,
-    `_point(since)` and `_keep()`."""
+    The run has `ended`, `seconds`, `budget`, `points`, `snapshots`, `net`, `fit`,
+    `train_for`, `_point(since)` and `_keep()`."""
+
+    @property
+    def step(self) -> int:
+        """Steps taken (once released: the last snapshot's)."""
+        return self.fit.step_count if self.fit is not None else self.snapshots[-1].step
+
+    @property
+    def done(self) -> float:
+        """The share of the budget spent."""
+        return self.budget.done(self.step, self.seconds)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.ended) or self.done >= 1
 
     def _end_slice(self, since: int) -> None:
         """After a slice of `train_for`: ended by the budget when it is spent, and an ended

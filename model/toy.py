@@ -192,20 +192,6 @@ class ToyRun(SlicedRun):
     def example_answer(self) -> np.ndarray:
         return self.test_answer[0]
 
-    @property
-    def step(self) -> int:
-        """Steps taken (once released: the last snapshot's)."""
-        return self.fit.step_count if self.fit is not None else self.snapshots[-1].step
-
-    @property
-    def done(self) -> float:
-        """The share of the budget spent."""
-        return self.budget.done(self.step, self.seconds)
-
-    @property
-    def finished(self) -> bool:
-        return bool(self.ended) or self.done >= 1
-
     def batch(self) -> tuple[Tensor, Tensor]:
         """Fresh random sequences (none of the held-out ones) and their answers."""
         s = self.setup

@@ -218,18 +218,6 @@ class TranslatorRun(SlicedRun):
         self._since_point = self._measuring = 0.0  # seconds: the last point took to measure
         self._keep()
 
-    @property
-    def step(self) -> int:
-        return self.fit.step_count if self.fit is not None else self.snapshots[-1].step
-
-    @property
-    def done(self) -> float:
-        return self.budget.done(self.step, self.seconds)
-
-    @property
-    def finished(self) -> bool:
-        return bool(self.ended) or self.done >= 1
-
     def batch(self) -> tuple[Tensor, Tensor]:
         """A random batch of training pairs (drawn with replacement): source and target."""
         rows = torch.from_numpy(self._rng.integers(len(self.train), size=self.setup.batch))
