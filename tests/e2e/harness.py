@@ -299,6 +299,26 @@ def chart_texts(page) -> list[str]:
     )
 
 
+def wait_for_chart_title(page, text: str, timeout: float = 60.0) -> None:
+    """Wait for a drawn chart whose title holds `text`: a page's body (and a tab's content)
+    is drawn after the run a test waits for has ended, chart by chart."""
+    page.wait_for_function(
+        """(text) => [...document.querySelectorAll('.gb-chart .gtitle')]
+              .some(t => t.textContent.includes(text))""",
+        arg=text, timeout=timeout * 1000,
+    )  # fmt: skip
+
+
+def wait_for_chart_text(page, text: str, timeout: float = 60.0, exact: bool = True) -> None:
+    """Wait for a drawn chart with a text (tick label, title, annotation) equal to `text`
+    (or holding it, when not `exact`)."""
+    page.wait_for_function(
+        """([text, exact]) => [...document.querySelectorAll('.gb-chart svg text')]
+              .some(t => exact ? t.textContent === text : t.textContent.includes(text))""",
+        arg=[text, exact], timeout=timeout * 1000,
+    )  # fmt: skip
+
+
 def chart_count(page) -> int:
     return page.locator(DRAWN_CHART).count()
 

@@ -15,16 +15,8 @@ from tests.e2e import harness
 from tests.e2e.test_pages import assert_clean, url
 
 pytestmark = pytest.mark.e2e
+wait_for_title = harness.wait_for_chart_title  # a drawn chart whose title holds a text
 REPORT = json.loads((MODELS_DIR / "interventions.json").read_text(encoding="utf-8"))
-
-
-def wait_for_title(page, text: str, timeout: float = 60.0) -> None:
-    """A drawn chart whose title holds `text`."""
-    page.wait_for_function(
-        """(text) => [...document.querySelectorAll('.gb-chart .gtitle')]
-              .some(t => t.textContent.includes(text))""",
-        arg=text, timeout=timeout * 1000,
-    )  # fmt: skip
 
 
 def test_knock_out_heads_on_the_masked_page(app_server, page, screenshot_dir) -> None:
@@ -44,7 +36,7 @@ def test_knock_out_heads_on_the_masked_page(app_server, page, screenshot_dir) ->
                        ("Attention beside attribution", "attention (layer 4, average")]:
         harness.open_tab(page, tab)
         wait_for_title(page, title)
-    assert "integrated gradients" in " ".join(harness.chart_texts(page))
+    harness.wait_for_chart_text(page, "integrated gradients", exact=False)
     assert page.get_by_text("attention is not explanation", exact=False).count()
     assert_clean(page)
 
@@ -55,7 +47,7 @@ def test_patch_a_into_b_in_compare_mode(app_server, page, screenshot_dir) -> Non
     harness.open_tab(page, "Patch A into B")
     patch = REPORT["mlm"]["patch_river_into_cash"]["resid_pre"]  # python -m training.interventions
     wait_for_title(page, f"share restored of log p({patch['guess_a']}) − log p({patch['guess_b']})")
-    assert "road ← river" in " ".join(harness.chart_texts(page))  # B's token ← A's
+    harness.wait_for_chart_text(page, "road ← river")  # B's token ← A's
     assert_clean(page)
     page.screenshot(path=str(screenshot_dir / "patch.png"))
 

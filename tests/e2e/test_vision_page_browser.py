@@ -18,19 +18,15 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
 ) -> None:
     harness.open_app(page, url(app_server, "vision"), charts=True)
     assert page.locator("h1").first.inner_text().strip() == TITLES["vision"]
-    texts = " ".join(harness.chart_texts(page))
-    assert "patch 3,3" in texts and "the digits, most likely first" in texts
+    harness.wait_for_chart_title(page, "the digits, most likely first")  # chart by chart
+    harness.wait_for_chart_text(page, "patch 3,3")
     assert_clean(page)
     page.screenshot(path=str(screenshot_dir / "vision.png"))
 
     harness.open_tab(page, "Where [CLS] looks")  # drawn only when its tab is open
-    assert "[CLS] → patches, layer 1" in " ".join(harness.chart_texts(page))
+    harness.wait_for_chart_title(page, "[CLS] → patches, layer 1")  # drawn after the run
     harness.after_rerun(page, lambda: page.get_by_text("layer 3", exact=True).first.click())
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('.gb-chart .gtitle')]
-              .some(t => t.textContent.includes('[CLS] → patches, layer 3'))""",
-        timeout=20000,
-    )
+    harness.wait_for_chart_title(page, "[CLS] → patches, layer 3", timeout=20)
 
     harness.after_rerun(page, lambda: page.get_by_text("your own picture").click())
     chooser = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
@@ -65,11 +61,7 @@ def test_a_digit_drawn_with_the_mouse_is_read(app_server, page) -> None:
 
     harness.after_rerun(page, stroke)
     page.get_by_text("your drawing, converted to 8x8").wait_for(timeout=20000)
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('.gb-chart .gtitle')]
-              .some(t => t.textContent.includes('most likely first'))""",
-        timeout=20000,
-    )
+    harness.wait_for_chart_title(page, "most likely first", timeout=20)
     ranked = [labels for labels in harness.axis_labels(page) if len(labels) == 10]
     assert ranked and ranked[0][0] == "1", ranked
     assert_clean(page)
