@@ -8,7 +8,9 @@ number input, select box, multiselect, radio and slider drawn, and gives each on
 values in turn, on a fresh copy of that view. It asserts:
 - no exception element, and the page still shows its title;
 - no element that may render HTML, and no chart, carries the visitor's markup;
-- a blank or refused text is answered by a message that was not there before.
+- a blank or refused text is answered by a message that was not there before;
+- every kind of element drawn has its Streamlit JavaScript fetched early
+  (ui.workarounds.widget_js.CHUNKS, or drawn by what the page loads first).
 A new page, tab or box is covered without editing this file. The bounded-work tests
 (tests/test_bounds.py) count the work the worst inputs cost; this one checks the answers.
 """
@@ -20,11 +22,12 @@ from dataclasses import dataclass, field
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1.element_tree import TESTING_KEY
+from streamlit.testing.v1.element_tree import TESTING_KEY, Block
 
 from tests.charts import charts as drawn_charts
 from tests.test_app import EVERY_PAGE, app_test
 from ui.show import section_ids, section_key
+from ui.workarounds.widget_js import CHUNKS, IN_ENTRY
 
 # Text that a visitor may type, paste or upload. Those in REFUSED must draw a message.
 HOSTILE_TEXT: dict[str, str] = {
@@ -152,6 +155,17 @@ def _set(at: AppTest, kind: str, key: str, value: object) -> None:
         widget.set_value(value)
 
 
+def element_kinds(node, found: set[str] | None = None) -> set[str]:
+    """Every kind of element drawn under `node` ("text_input", "bidi_component", ...)."""
+    found = set() if found is None else found
+    for child in getattr(node, "children", {}).values():
+        if isinstance(child, Block):
+            element_kinds(child, found)
+        else:
+            found.add(child.type)
+    return found
+
+
 def messages(at: AppTest) -> set[str]:
     return {m.value for m in (*at.error, *at.warning, *at.info)}
 
@@ -190,6 +204,9 @@ def test_every_box_answers_hostile_input(key: str) -> None:
             continue
         title = base.title[0].value
         before = messages(base)
+        # Streamlit's JavaScript for each kind drawn is fetched early (ui.workarounds.widget_js)
+        unknown = element_kinds(base._tree) - set(CHUNKS) - IN_ENTRY
+        failures += [f"{view.name}: {kind} is not in widget_js.CHUNKS" for kind in unknown]
         for kind, box in list(boxes(base)):
             at = view.open(key)
             for label, value in hostile_values(base, kind, box).items():

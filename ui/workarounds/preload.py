@@ -1,7 +1,7 @@
 """What every run sends first, so a fresh browser starts loading Plotly at once.
 
-This module imports only Streamlit (and ui.workarounds.chart, which imports only
-Streamlit): on a fresh
+This module imports only Streamlit (and ui.workarounds.chart and widget_js, which import
+only Streamlit and the standard library): on a fresh
 server's first run it is the first thing app.py imports, and the loader leaves before numpy,
 the figure builders or the models are imported (those took 210 ms of that run before it,
 while the same process was also serving the page's JavaScript).
@@ -14,6 +14,7 @@ import threading
 import streamlit as st
 
 from ui.workarounds.chart import preload
+from ui.workarounds.widget_js import warm_up
 
 _FIRST_PANDAS = threading.Lock()
 _HIDE_PRELOAD = (
@@ -39,4 +40,5 @@ def preload_plotly() -> None:
         with st.container(key="plotly_preload"):
             st.html(_HIDE_PRELOAD)
             preload()
+            warm_up()  # after the loader has left: Streamlit's widget chunks, once settled
         import pandas  # noqa: F401
