@@ -325,6 +325,18 @@ class Session:
         assert not boxes, f"on {key}: Streamlit exception {boxes[0][:300]}"
         assert not self.js_errors, f"on {key}: JavaScript error {self.js_errors[0]}"
 
+    async def the_one(self, locator, timeout: float = 10.0):
+        """`locator` once it finds exactly one element. Right after a replica's death, the
+        moved tab's first runs on the new replica can show a box twice for a moment (the
+        old copy, stale, until the run that replaces it ends); a person types into the
+        one left. Two for `timeout` seconds is a failure."""
+        deadline = time.perf_counter() + timeout
+        while (n := await locator.count()) != 1 and time.perf_counter() < deadline:
+            await asyncio.sleep(POLL_MS / 1000)
+        if n != 1:
+            raise AssertionError(f"{n} elements for {locator} after {timeout:.0f} s")
+        return locator
+
     def sentence_box(self):
         return self.page.get_by_test_id("stSidebar").get_by_role("textbox", name="Sentence")
 
@@ -352,7 +364,7 @@ class Session:
         self.crowd.first_replica[me.index] = await self.replica()
 
         async def typed() -> None:
-            box = self.sentence_box()
+            box = await self.the_one(self.sentence_box())
             await box.fill(me.sentence)
             await box.press("Control+Enter")
 
@@ -399,7 +411,7 @@ class Session:
             assert me.korean in code, f"{me.english!r}: {code!r}, expected {me.korean!r}"
 
         async def english() -> None:
-            box = page.get_by_role("textbox", name="English sentence")
+            box = await self.the_one(page.get_by_role("textbox", name="English sentence"))
             await box.fill(me.english)
             await box.press("Enter")
 
