@@ -19,6 +19,8 @@ tabs; all of them for nginx): recovered (it reconnected without a reload and its
 its next input, ended without a failure) or lost; seconds from the fault until its
 websocket was open again (median, worst); for the crowd's sessions, seconds until it was
 answered next; and for a replica, seconds until it was healthy again (from RUN/events.log).
+A session whose walk ended as the fault struck (its last step drawn, every check passed)
+never needed the server again: it is not counted as on what the fault hit.
 """
 
 from __future__ import annotations
@@ -294,11 +296,20 @@ class Driver:
         for i in hit_sessions:
             fault.answered_s[i] = self.answered(crowd, i, fault)
         fault.settled_s = time.time() - fault.at
+        ended = []  # walks that ended, every step answered, with no need of the server again
         for tab in fault.tabs:
-            fault.reconnect_s[tab] = await self.reconnected(crowd, tab, fault)
+            reconnect = await self.reconnected(crowd, tab, fault)
+            if reconnect is None and isinstance(tab, int) and tab not in crowd.active \
+                    and tab not in crowd.failed:  # fmt: skip
+                ended.append(tab)  # its last step was drawn as the fault struck
+                continue
+            fault.reconnect_s[tab] = reconnect
             name = tab.name if isinstance(tab, Lesson) else f"session {tab}"
-            if fault.reconnect_s[tab] is None:
+            if reconnect is None:
                 fault.lost[name] = f"no websocket opened again within {SETTLE_S:.0f} s"
+        fault.tabs = [t for t in fault.tabs if t not in ended]
+        for i in ended:
+            fault.answered_s.pop(i, None)
 
     @staticmethod
     def answered(crowd: crowds.Crowd, index: int, fault: Fault) -> float | None:
