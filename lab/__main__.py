@@ -1,7 +1,7 @@
 """python -m lab: check a student's file, or write the notebook.
 
     python -m lab check FILE [--seed N]     one row per exercise; exit 0 when all pass
-    python -m lab notebook [-o PATH] [--solutions]
+    python -m lab notebook [-o PATH] [--solutions] [--lang ko]
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from i18n import _
+from i18n import LANGUAGES, _
 
 WIDTH = 100
 
@@ -49,11 +49,11 @@ def check_file(path: Path, seed: int | None) -> int:
     return 0 if passed == len(reports) else 1
 
 
-def write_notebook(out: Path, solutions: bool) -> int:
+def write_notebook(out: Path | None, solutions: bool, lang: str) -> int:
     from lab.notebook import write
 
-    write(out, solutions=solutions)
-    print(_("wrote {path}", path=out))
+    path = write(out, solutions=solutions, lang=lang)
+    print(_("wrote {path}", path=path))
     return 0
 
 
@@ -68,7 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("file", type=Path, help=_("the student's .py or .ipynb file"))
     check.add_argument("--seed", type=int, help=_("repeat a run: its inputs and sentences"))
     notebook = commands.add_parser("notebook", help=_("write the lab's notebook"))
-    notebook.add_argument("-o", "--out", type=Path, default=Path("lab/transformer_lab.ipynb"))
+    notebook.add_argument("-o", "--out", type=Path, default=None,
+                          help=_("by default lab/transformer_lab.ipynb (Korean: "
+                                 "lab/transformer_lab.ko.ipynb)"))  # fmt: skip
+    notebook.add_argument("--lang", choices=sorted(LANGUAGES), default="en",
+                          help=_("the explanations' and the checks' language"))  # fmt: skip
     notebook.add_argument(
         "--solutions", action="store_true", help=_("the reference solutions filled in (teachers)")
     )
@@ -76,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check":
             return check_file(args.file, args.seed)
-        return write_notebook(args.out, args.solutions)
+        return write_notebook(args.out, args.solutions, args.lang)
     except (FileNotFoundError, ValueError) as error:
         print(f"python -m lab: {error}", file=sys.stderr)
         return 2

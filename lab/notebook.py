@@ -1,9 +1,12 @@
-"""The student's notebook, lab/transformer_lab.ipynb, written from this file.
+"""The student's notebook, lab/transformer_lab.ipynb, written from this file, and its
+Korean twin lab/transformer_lab.ko.ipynb (the same cells; the explanations in Korean and
+the checks speaking Korean; the code as it is).
 
 `python -m lab notebook` writes it as shipped (each exercise's body raises
 NotImplementedError); `--solutions` fills in the reference solutions (the teacher's
-copy, and what the tests run). Each exercise is three cells: the idea (markdown), the
-function to write (tagged "exercise"), and its check (tagged "check").
+copy, and what the tests run); `--lang ko` writes the Korean one. Each exercise is three
+cells: the idea (markdown), the function to write (tagged "exercise"), and its check
+(tagged "check").
 """
 
 from __future__ import annotations
@@ -12,12 +15,14 @@ import inspect
 import json
 from pathlib import Path
 
-from i18n import N_
+from i18n import DEFAULT, N_, _, using
 from lab import solutions
 
-SHIPPED = Path(__file__).resolve().parent / "transformer_lab.ipynb"
+HERE = Path(__file__).resolve().parent
+SHIPPED = HERE / "transformer_lab.ipynb"
+NOTEBOOKS = {"en": SHIPPED, "ko": HERE / "transformer_lab.ko.ipynb"}  # one per language
 
-INTRO = """\
+INTRO = N_("""\
 # Build the Transformer yourself
 
 The lecture's last slide: the Transformer implemented in Python. You write its seven pieces
@@ -33,7 +38,7 @@ compares at float32 tolerance (atol 1e-4, rtol 1e-3), and says what is wrong: it
 classic mistakes. Keep the names and signatures; plain torch only (no `nn.MultiheadAttention`).
 From a terminal, `python -m lab check lab/transformer_lab.ipynb` checks all seven.
 
-Shapes: T queries (tokens), S keys, D model width, H heads, Dh = D / H, V vocabulary."""
+Shapes: T queries (tokens), S keys, D model width, H heads, Dh = D / H, V vocabulary.""")
 
 SETUP = """\
 # Setup: find this repository (so that `import lab` works), then torch.
@@ -54,7 +59,7 @@ import lab"""
 
 # (exercise, the idea in markdown, the stub's signature line and docstring); the ideas are
 # marked for translation: the app's Lab page shows them in the visitor's language (_()),
-# the notebook stays in English.
+# and the Korean notebook has them in Korean.
 EXERCISES = [
     ("attention", N_("""\
 ## 1. Scaled dot-product attention
@@ -176,11 +181,15 @@ PARAMS_CELL = """\
 p = lab.params("mlm", layer=0)
 {name: tuple(value.shape) if isinstance(value, Tensor) else value for name, value in p.items()}"""
 
-TRY_IT = """\
+TRY_IT = N_("""\
 ## Try it
 
 Your own Transformer on the shipped weights: the mlm fills in a `[MASK]`, the clm goes on
-from a prompt. Change the sentences."""
+from a prompt. Change the sentences.""")
+# What the setup cell starts with in a notebook of another language: the checker's
+# messages and hints in that language (i18n.language reads it at each call).
+SPEAKS = 'import os\n\nos.environ["GLASSBOX_LANG"] = "{lang}"  # the checks speak {name}\n\n'
+NAMES = {"ko": "Korean"}
 
 TRY_CELL = """\
 try:
@@ -218,19 +227,30 @@ def solution(name: str) -> str:
     return inspect.getsource(getattr(solutions, name)).rstrip("\n")
 
 
-def build(solutions: bool = False) -> dict:
-    """The notebook as JSON (nbformat 4.5): as shipped, or with the solutions filled in."""
-    cells = [_cell("markdown", "intro", INTRO), _cell("code", "setup", SETUP, ("setup",))]
-    for name, idea, head in EXERCISES:
-        if name == "multi_head_attention":
-            cells.append(_cell("code", "params", PARAMS_CELL))
-        body = solution(name) if solutions else stub(name, head)
-        cells += [
-            _cell("markdown", f"{name}-idea", idea),
-            _cell("code", f"{name}-write", body, ("exercise",)),
-            _cell("code", f"{name}-check", f'lab.check("{name}", {name})', ("check",)),
-        ]
-    cells += [_cell("markdown", "try-it", TRY_IT), _cell("code", "try", TRY_CELL, ("check",))]
+def setup(lang: str = DEFAULT) -> str:
+    """The setup cell; in another language it sets the checks' language first."""
+    if lang == DEFAULT:
+        return SETUP
+    return SPEAKS.format(lang=lang, name=NAMES[lang]) + SETUP
+
+
+def build(solutions: bool = False, lang: str = DEFAULT) -> dict:
+    """The notebook as JSON (nbformat 4.5): as shipped, or with the solutions filled in;
+    its explanations in `lang`."""
+    with using(lang):
+        cells = [_cell("markdown", "intro", _(INTRO)),
+                 _cell("code", "setup", setup(lang), ("setup",))]  # fmt: skip
+        for name, idea, head in EXERCISES:
+            if name == "multi_head_attention":
+                cells.append(_cell("code", "params", PARAMS_CELL))
+            body = solution(name) if solutions else stub(name, head)
+            cells += [
+                _cell("markdown", f"{name}-idea", _(idea)),
+                _cell("code", f"{name}-write", body, ("exercise",)),
+                _cell("code", f"{name}-check", f'lab.check("{name}", {name})', ("check",)),
+            ]
+        cells += [_cell("markdown", "try-it", _(TRY_IT)),
+                  _cell("code", "try", TRY_CELL, ("check",))]  # fmt: skip
     return {
         "cells": cells,
         "metadata": {
@@ -243,13 +263,13 @@ def build(solutions: bool = False) -> dict:
     }
 
 
-def text(solutions: bool = False) -> str:
+def text(solutions: bool = False, lang: str = DEFAULT) -> str:
     """The notebook file's text (what `write` writes)."""
-    return json.dumps(build(solutions), indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(build(solutions, lang), indent=1, ensure_ascii=False) + "\n"
 
 
-def write(path: str | Path = SHIPPED, solutions: bool = False) -> Path:
-    """Write the notebook to `path`."""
-    path = Path(path)
-    path.write_text(text(solutions), encoding="utf-8")
+def write(path: str | Path | None = None, solutions: bool = False, lang: str = DEFAULT) -> Path:
+    """Write the notebook to `path` (by default the shipped one of `lang`)."""
+    path = Path(path) if path is not None else NOTEBOOKS[lang]
+    path.write_text(text(solutions, lang), encoding="utf-8")
     return path

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import lab
-from i18n import using
+from i18n import _, using
 from lab import checks, mistakes, notebook, solutions, spot, student, weights
 from lab.mistakes import EXERCISES, MISTAKES, variant
 
@@ -241,7 +241,7 @@ def test_not_written_yet_and_missing() -> None:
 
 
 def test_each_run_draws_new_inputs_and_a_seed_repeats_one() -> None:
-    a, b = (lab.check("encoder", mistakes.no_positions) for _ in range(2))
+    a, b = (lab.check("encoder", mistakes.no_positions) for _run in range(2))
     assert a.seed != b.seed
     again = lab.check("encoder", mistakes.no_positions, seed=a.seed)
     assert again.message == a.message
@@ -380,6 +380,9 @@ def test_a_notebook_is_read_as_a_kernel_would(tmp_path: Path) -> None:
 def test_the_shipped_notebook_is_the_generated_one() -> None:
     nbformat = pytest.importorskip("nbformat")
     assert NOTEBOOK.read_text(encoding="utf-8") == notebook.text(), "run: python -m lab notebook"
+    korean = notebook.NOTEBOOKS["ko"].read_text(encoding="utf-8")
+    assert korean == notebook.text(lang="ko"), "run: python -m lab notebook --lang ko"
+    nbformat.validate(nbformat.reads(korean, as_version=4))
     nbformat.validate(nbformat.reads(notebook.text(), as_version=4))
     nbformat.validate(nbformat.reads(notebook.text(solutions=True), as_version=4))
     tags = [c["metadata"].get("tags", []) for c in notebook.build()["cells"]]
@@ -427,6 +430,32 @@ def test_the_notebook_as_shipped_runs_and_says_not_written_yet(tmp_path: Path) -
     for cell in check_cells(cells):
         assert "not written yet" in printed(cell), cell["source"]
     assert f"kernel prefix {sys.prefix}" in printed(cells[-1])  # the venv's own python
+
+
+def test_the_korean_notebook_explains_in_korean_and_keeps_the_code() -> None:
+    """The same cells: every explanation in Korean, every code cell as in the English one
+    but the setup's first lines, which make the checks speak Korean."""
+    english, korean = notebook.build()["cells"], notebook.build(lang="ko")["cells"]
+    assert [c["id"] for c in english] == [c["id"] for c in korean]
+    for en, ko in zip(english, korean, strict=True):
+        if en["cell_type"] == "markdown":
+            assert re.search("[가-힣]", "".join(ko["source"])) and en["source"] != ko["source"]
+        elif en["id"] == "setup":
+            assert "".join(ko["source"]).endswith("".join(en["source"]))
+            assert 'os.environ["GLASSBOX_LANG"] = "ko"' in "".join(ko["source"])
+        else:
+            assert en["source"] == ko["source"], en["id"]
+
+
+def test_the_korean_notebook_as_shipped_says_not_written_yet_in_korean(tmp_path: Path) -> None:
+    pytest.importorskip("nbclient")
+    cells = execute(notebook.NOTEBOOKS["ko"], tmp_path / "out.ipynb", tmp_path)
+    assert not [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+    with using("ko"):
+        missing = _(checks.NOT_WRITTEN)
+    assert missing != checks.NOT_WRITTEN
+    for cell in check_cells(cells):
+        assert missing in printed(cell), printed(cell)
 
 
 def test_the_notebook_with_the_solutions_passes_every_check(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 import viz
-from i18n import _
+from i18n import DEFAULT, _, language
 from ui.figures import chart
 from ui.lecture.kit import predict
 from ui.show import md_escape
@@ -40,15 +40,17 @@ def spot_shape() -> tuple[int, int]:
 
 
 def notebook_download(key: str) -> None:
-    """The student's notebook, as shipped (every exercise still to write)."""
-    from lab.notebook import SHIPPED
+    """The student's notebook, as shipped (every exercise still to write), in the session's
+    language: the Korean one has its explanations in Korean and its checks speak Korean."""
+    from lab.notebook import NOTEBOOKS
 
-    st.download_button(_("Download the notebook (transformer_lab.ipynb)"), SHIPPED.read_bytes(),
-                       file_name="transformer_lab.ipynb", mime="application/x-ipynb+json",
+    path = NOTEBOOKS.get(language(), NOTEBOOKS[DEFAULT])
+    st.download_button(_("Download the notebook ({file})", file=path.name), path.read_bytes(),
+                       file_name=path.name, mime="application/x-ipynb+json",
                        key=key, icon=":material/download:")  # fmt: skip
-    st.caption(_("Open it in Jupyter or VS Code; `python -m lab check transformer_lab.ipynb` "
-                 "then checks every exercise against the shipped models "
-                 "(lab/README.md)."))  # fmt: skip
+    st.caption(_("Open it in Jupyter or VS Code; `python -m lab check {file}` then checks "
+                 "every exercise against the shipped models (lab/README.md).",
+                 file=path.name))  # fmt: skip
 
 
 def exercises() -> None:
