@@ -247,7 +247,8 @@ def _strings(value: object, out: list[str], keys: set[str], inside: bool = False
 
 def page_text(at) -> list[str]:
     """What a person reads on the page: every element's and widget's text (values, labels,
-    help, options, placeholders), and every chart's titles, axes, legends and hovers."""
+    help, options, placeholders), every table's column names and text cells, and every
+    chart's titles, axes, legends and hovers."""
     found: list[str] = []
 
     def walk(node: object) -> None:
@@ -258,6 +259,10 @@ def page_text(at) -> list[str]:
             walk(child)
 
     walk(at._tree)
+    for frame in at.dataframe:  # a table's column names and text cells (Arrow, not in the proto)
+        table = frame.value
+        found += [str(c) for c in table.columns]
+        found += [v for c in table.columns for v in table[c].tolist() if isinstance(v, str)]
     for chart in charts(at):
         _strings({"figure": chart.figure, "config": chart.config}, found, FIGURE_TEXT)
     return [html.unescape(s).replace("\\", "") for s in found]
