@@ -240,9 +240,11 @@ def test_shared_url_with_page_param_and_model(app_server, page, tokenizers) -> N
     harness.open_app(
         page, url(app_server, "tokens", sentence=TYPED, model="clm", page="attention"), charts=True
     )
-    assert page.locator("h1").first.inner_text().strip() == TITLES["attention"]
-    wait_for_tokens(page, expected_tokens(tokenizers, "attention", TYPED, sidebar_model="clm"))
-    assert sentence_box(page).input_value() == TYPED
+    # The root URL's first run may draw before it moves to the page asked for: wait for it
+    expect(page.locator("h1").first).to_have_text(TITLES["attention"], timeout=30000)
+    wait_for_tokens(page, expected_tokens(tokenizers, "attention", TYPED, sidebar_model="clm"),
+                    timeout=40)  # fmt: skip
+    expect(sentence_box(page)).to_have_value(TYPED, timeout=30000)
     assert_clean(page)
 
 
