@@ -299,14 +299,15 @@ def chart_texts(page) -> list[str]:
     )
 
 
+# Whether a drawn chart's title holds a text (page.evaluate(CHART_TITLE_JS, text)).
+CHART_TITLE_JS = """(text) => [...document.querySelectorAll('.gb-chart .gtitle')]
+  .some(t => t.textContent.includes(text))"""
+
+
 def wait_for_chart_title(page, text: str, timeout: float = 60.0) -> None:
     """Wait for a drawn chart whose title holds `text`: a page's body (and a tab's content)
     is drawn after the run a test waits for has ended, chart by chart."""
-    page.wait_for_function(
-        """(text) => [...document.querySelectorAll('.gb-chart .gtitle')]
-              .some(t => t.textContent.includes(text))""",
-        arg=text, timeout=timeout * 1000,
-    )  # fmt: skip
+    page.wait_for_function(CHART_TITLE_JS, arg=text, timeout=timeout * 1000)
 
 
 def wait_for_chart_text(page, text: str, timeout: float = 60.0, exact: bool = True) -> None:

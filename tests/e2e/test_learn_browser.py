@@ -31,8 +31,7 @@ POINTS_JS = """(title) => {
   }
   return 0;
 }"""
-TITLE_JS = """(text) => [...document.querySelectorAll('.gb-chart .gtitle')]
-  .some(t => t.textContent.includes(text))"""
+TITLE_JS = harness.CHART_TITLE_JS
 
 
 def test_the_curve_grows_while_it_trains_and_the_slider_scrubs(
@@ -55,8 +54,8 @@ def test_the_curve_grows_while_it_trains_and_the_slider_scrubs(
     slider = page.get_by_test_id("stSlider").filter(has_text="Scrub").get_by_role("slider")
     slider.focus()
     harness.after_rerun(page, lambda: slider.press("Home"))
-    page.wait_for_function(f"() => ({TITLE_JS})('attention at step 0,')", timeout=20000)
-    page.wait_for_function(f"() => ({TITLE_JS})('its answer at step 0')", timeout=20000)
+    harness.wait_for_chart_title(page, "attention at step 0,", timeout=20)
+    harness.wait_for_chart_title(page, "its answer at step 0", timeout=20)
     assert_clean(page)
 
 
@@ -109,5 +108,5 @@ def test_cross_attention_forms_while_a_translator_trains(
     slider = page.get_by_test_id("stSlider").filter(has_text="Scrub").get_by_role("slider")
     slider.focus()
     harness.after_rerun(page, lambda: slider.press("Home"))
-    page.wait_for_function(f"() => ({TITLE_JS})('this run at step 0,')", timeout=20000)
+    harness.wait_for_chart_title(page, "this run at step 0,", timeout=20)
     assert_clean(page)
