@@ -15,6 +15,7 @@ import json
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e import harness
 from tests.e2e.harness import axes_show
@@ -123,7 +124,7 @@ def test_ten_sessions_each_see_their_own_sentence(
                 _wait_all(pages, rss, server, before)
             for i, (p, sentence) in enumerate(zip(pages, SENTENCES, strict=True)):
                 assert p.locator("h1").first.inner_text().strip() != ""
-                assert sentence_box(p).input_value() == sentence, (key, i)
+                expect(sentence_box(p), f"{key} {i}").to_have_value(sentence)
                 wait_for_tokens(p, expected_tokens(tokenizers, key, sentence))
                 axes = harness.axis_labels(p)
                 others = [s for j, s in enumerate(SENTENCES) if j != i]

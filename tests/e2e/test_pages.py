@@ -172,7 +172,7 @@ def test_user_text_is_shown_as_text_never_as_html(app_server, page, tokenizers) 
         if key in TOKEN_TAB:
             harness.open_tab(page, TOKEN_TAB[key][0])
         wait_for_tokens(page, expected_tokens(tokenizers, key, XSS))
-        assert sentence_box(page).input_value() == XSS
+        expect(sentence_box(page)).to_have_value(XSS)
         injected = page.evaluate(
             """() => ({
               xss: window.__xss === undefined ? null : window.__xss,
@@ -201,7 +201,7 @@ def test_navigation_keeps_the_sentence(app_server, page, tokenizers) -> None:
     harness.after_rerun(page, lambda: nav_link(page, "attention").click())
     assert page.locator("h1").first.inner_text().strip() == TITLES["attention"]
     assert "/attention" in page.url and "teacher" in page.url
-    assert sentence_box(page).input_value() == TYPED
+    expect(sentence_box(page)).to_have_value(TYPED)
     wait_for_tokens(page, expected_tokens(tokenizers, "attention", TYPED))
     assert_clean(page)
 
@@ -313,7 +313,7 @@ def test_upload_a_binary_file_shows_the_error(
     assert alert.count() == 1
     assert message in alert.inner_text() and name in alert.inner_text()
     # The previous sentence is kept and still drawn.
-    assert sentence_box(page).input_value() == SHARED
+    expect(sentence_box(page)).to_have_value(SHARED)
     wait_for_tokens(page, expected_tokens(tokenizers, "tokens", SHARED))
     assert_clean(page)
 
@@ -326,6 +326,6 @@ def test_upload_over_one_megabyte_is_refused(app_server, page, tokenizers) -> No
     uploader = page.get_by_test_id("stFileUploader")
     uploader.get_by_text("or smaller").wait_for(timeout=10_000)
     harness.wait_idle(page)
-    assert sentence_box(page).input_value() == SHARED
+    expect(sentence_box(page)).to_have_value(SHARED)
     wait_for_tokens(page, expected_tokens(tokenizers, "tokens", SHARED))
     assert_clean(page)
