@@ -319,8 +319,16 @@ class Session:
         leaked = [t for t in self.plan.others(key, self.me) if harness.axes_show(axes, t)]
         assert not leaked, f"on {key}: another session's tokens {leaked[0]}"
         if sentence is not None:
-            value = await self.sentence_box().input_value()
-            assert value == sentence, f"on {key}: sentence box {value!r}"
+            # a box mounts empty for a frame, and may mount after the charts (its widget
+            # code loads lazily): wait a moment for its value
+            from playwright.async_api import expect
+
+            box = self.sentence_box()
+            try:
+                await expect(box).to_have_value(sentence, timeout=5000)
+            except AssertionError:
+                value = await box.input_value()
+                raise AssertionError(f"on {key}: sentence box {value!r}") from None
         boxes = await self.page.locator(harness.EXCEPTION).all_inner_texts()
         assert not boxes, f"on {key}: Streamlit exception {boxes[0][:300]}"
         assert not self.js_errors, f"on {key}: JavaScript error {self.js_errors[0]}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import quote, urlencode
 
 import pytest
+from playwright.sync_api import expect
 
 from model.examples import PAIRS
 from tests.e2e import harness
@@ -34,7 +35,7 @@ def test_a_compare_link_shows_both_sentences_in_the_same_head(
     axes = harness.axis_labels(page)
     assert any("river" in a and "bank" in a for a in axes)
     assert any("cash" in a and "bank" in a for a in axes)
-    assert page.get_by_text("B: layer 1, head 1").count() >= 1
+    expect(page.get_by_text("B: layer 1, head 1").first).to_be_visible()
     harness.after_rerun(page, lambda: page.get_by_text("head 3", exact=True).first.click())
     page.get_by_text("B: layer 1, head 3").first.wait_for(timeout=30000)
     page.screenshot(path=str(screenshot_dir / "compare_attention.png"))

@@ -310,7 +310,7 @@ def test_upload_a_binary_file_shows_the_error(
     harness.open_app(page, url(app_server, "tokens", sentence=SHARED), charts=True)
     harness.after_rerun(page, lambda: upload(page, name, data))
     alert = page.get_by_test_id("stSidebar").get_by_test_id("stAlertContentError")
-    assert alert.count() == 1
+    expect(alert).to_have_count(1)
     assert message in alert.inner_text() and name in alert.inner_text()
     # The previous sentence is kept and still drawn.
     expect(sentence_box(page)).to_have_value(SHARED)
