@@ -292,7 +292,7 @@ def test_upload_a_text_file_sets_the_sentence(app_server, page, tokenizers) -> N
     harness.after_rerun(page, lambda: upload(page, "lecture.txt", (TYPED + "\n").encode()))
     expect(sentence_box(page)).to_have_value(TYPED, timeout=30000)  # the upload's own rerun
     wait_for_tokens(page, expected_tokens(tokenizers, "tokens", TYPED))
-    assert "lecture.txt" in page.get_by_test_id("stSidebar").inner_text()
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("lecture.txt")
     assert_clean(page)
 
 
