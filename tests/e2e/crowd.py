@@ -323,12 +323,9 @@ class Session:
             # code loads lazily): wait a moment for its value
             from playwright.async_api import expect
 
-            box = self.sentence_box()
-            try:
-                await expect(box).to_have_value(sentence, timeout=5000)
-            except AssertionError:
-                value = await box.input_value()
-                raise AssertionError(f"on {key}: sentence box {value!r}") from None
+            await expect(self.sentence_box(), f"on {key}: sentence box").to_have_value(
+                sentence, timeout=5000
+            )
         boxes = await self.page.locator(harness.EXCEPTION).all_inner_texts()
         assert not boxes, f"on {key}: Streamlit exception {boxes[0][:300]}"
         assert not self.js_errors, f"on {key}: JavaScript error {self.js_errors[0]}"

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from tests.e2e import harness
+from tests.e2e.harness import CHART_TITLE_JS
 from tests.e2e.test_pages import (
     TITLES,
     assert_clean,
@@ -31,7 +32,6 @@ POINTS_JS = """(title) => {
   }
   return 0;
 }"""
-TITLE_JS = harness.CHART_TITLE_JS
 
 
 def test_the_curve_grows_while_it_trains_and_the_slider_scrubs(
@@ -47,7 +47,7 @@ def test_the_curve_grows_while_it_trains_and_the_slider_scrubs(
         time.sleep(0.5)
     print(f"points of the accuracy curve, read every 0.5 s: {counts}")
     assert counts[-1] >= counts[0] + 3, f"the curve grows: {counts}"
-    assert page.evaluate(TITLE_JS, "attention at step"), "the heatmap is redrawn with it"
+    assert page.evaluate(CHART_TITLE_JS, "attention at step"), "the heatmap is redrawn with it"
     page.screenshot(path=str(screenshot_dir / "learn.png"))
     page.get_by_role("button", name="Stop").click()
     page.get_by_text("Stop was pressed").wait_for(timeout=30000)
@@ -100,8 +100,8 @@ def test_cross_attention_forms_while_a_translator_trains(
                            timeout=60000)  # fmt: skip
     print(f"the translator's accuracy curve grew from {first} to {first + 3} points in "
           f"{time.monotonic() - start:.1f} s")  # fmt: skip
-    assert page.evaluate(TITLE_JS, "this run at step"), "its cross-attention is redrawn"
-    assert page.evaluate(TITLE_JS, "the shipped translator"), "beside the shipped one"
+    assert page.evaluate(CHART_TITLE_JS, "this run at step"), "its cross-attention is redrawn"
+    assert page.evaluate(CHART_TITLE_JS, "the shipped translator"), "beside the shipped one"
     page.screenshot(path=str(screenshot_dir / "learn_cross.png"))
     page.get_by_role("button", name="Stop").click()
     page.get_by_text("Stop was pressed").wait_for(timeout=30000)

@@ -56,8 +56,7 @@ def test_a_translation_page_translates_and_follows_typing(
     type_english(page, UNKNOWN)
     alert = page.get_by_test_id("stAlert").first
     expect(alert).to_contain_text("zebra")  # the body draws after the run
-    error = alert.inner_text()
-    assert "zebra" in error and "<b>" in error  # named, and shown as text
+    assert "<b>" in alert.inner_text()  # shown as text
     assert not page.evaluate("() => !!document.querySelector('.stMain b')")
     assert_clean(page)
     type_english(page, SECOND)
