@@ -62,6 +62,11 @@ def test_model_imports_neither_streamlit_nor_ui() -> None:
     assert not breaks("model", {"streamlit", "ui", "pages", "viz", "analysis", "training"})
 
 
+def test_classroom_imports_no_streamlit_and_nothing_of_the_app() -> None:
+    """The class's store is used by the pages and by tools outside: no Streamlit, no model."""
+    assert not breaks("classroom", {"streamlit", "ui", "pages", "model", "viz", "torch"})
+
+
 def test_pages_import_no_torch_and_no_model_internals() -> None:
     found = breaks("pages", {"torch"})
     for file, modules in imports_of("pages").items():
@@ -264,6 +269,9 @@ COMMANDS = [
     ["-m", "deploy.serve", "--help"],
     ["-m", "tests.e2e.screenshots", "--help"],
     ["-m", "i18n.catalogue", "--help"],
+    ["-m", "classroom", "--help"],
+    ["-m", "classroom", "open", "--help"],
+    ["-m", "classroom", "results", "--help"],
 ]
 
 
