@@ -17,10 +17,6 @@ does not do it, each with the reason and the test that fails when an upgrade cha
                           load_plotly.js; tests/test_plot.py, tests/e2e/test_charts_browser.py)
     preload.py            what every run sends first: Plotly's loader, then pandas imported
                           under a lock (Plotly reads a half-imported pandas)
-    widget_js.py          Streamlit's widget JavaScript fetched into the browser's cache once
-                          a page has settled: a fetch cut off by a replica's death broke that
-                          tab for good (tests/test_widget_js.py, test_fuzz_pages.py,
-                          tests/e2e/test_widget_js_browser.py)
 
 Elsewhere, as settings: .streamlit/config.toml turns off the file watcher (it crawls torch)
 and the full garbage collection after every run.

@@ -1,10 +1,10 @@
 """What every run sends first, so a fresh browser starts loading Plotly at once.
 
-This module imports only Streamlit (and ui.workarounds.chart and widget_js, which import
-only Streamlit and the standard library): on a fresh
-server's first run it is the first thing app.py imports, and the loader leaves before numpy,
-the figure builders or the models are imported (those took 210 ms of that run before it,
-while the same process was also serving the page's JavaScript).
+This module imports only Streamlit (and ui.workarounds.chart, which imports only Streamlit
+and the standard library): on a fresh server's first run it is the first thing app.py
+imports, and the loader leaves before numpy, the figure builders or the models are imported
+(those took 210 ms of that run before it, while the same process was also serving the
+page's JavaScript).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import threading
 import streamlit as st
 
 from ui.workarounds.chart import preload
-from ui.workarounds.widget_js import warm_up
 
 _FIRST_PANDAS = threading.Lock()
 _HIDE_PRELOAD = (
@@ -40,5 +39,4 @@ def preload_plotly() -> None:
         with st.container(key="plotly_preload"):
             st.html(_HIDE_PRELOAD)
             preload()
-            warm_up()  # after the loader has left: Streamlit's widget chunks, once settled
         import pandas  # noqa: F401
