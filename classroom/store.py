@@ -409,6 +409,17 @@ class Store:
             self._teacher(conn, code, key)
             return self._tally(conn, code, poll)
 
+    def revealed_tally(self, value: object, poll: str) -> dict[str, int]:
+        """A revealed poll's histogram, for every student; NotTeacher before the reveal."""
+        code = clean_code(value)
+        with self._tx() as conn:
+            self._live(conn, code)
+            shown = conn.execute(select(polls.c.revealed).where(
+                polls.c.code == code, polls.c.poll == poll)).scalar_one_or_none()  # fmt: skip
+            if not shown:
+                raise NotTeacher("not revealed yet")
+            return self._tally(conn, code, poll)
+
     def _tally(self, conn: Connection, code: str, poll: str) -> dict[str, int]:
         rows = conn.execute(select(votes.c.answer, func.count()).where(
             votes.c.code == code, votes.c.poll == poll).group_by(votes.c.answer))  # fmt: skip

@@ -4,6 +4,7 @@ import streamlit as st
 
 from i18n import N_, _
 from ui.frame import frame
+from ui.lecture import classroom
 from ui.parts.lab import SPOT_MODEL, exercises, notebook_download, spot_shape, spot_the_bug
 from ui.show import keep_state, layer_head, lazy_sections
 from ui.view import View
@@ -17,6 +18,7 @@ def spot(view: View) -> None:
         "bug made which picture? Guess with the class, then reveal.", model=SPOT_MODEL,
     ))  # fmt: skip
     layer, head, _average = layer_head("lab", *spot_shape(), average=False)
+    classroom.enter("lab", moves=False)  # in a class (?class=): each picture is a poll
     spot_the_bug(view.sentence, "lab_spot", layer, head)
 
 

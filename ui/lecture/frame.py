@@ -17,6 +17,7 @@ from streamlit.errors import StreamlitAPIException
 
 from i18n import DEFAULT, N_, _, language
 from ui import state
+from ui.lecture import classroom
 from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS, Step
 from ui.sidebar import APP_NAME, language_menu
 from ui.workarounds import leave_legacy_mode
@@ -123,6 +124,7 @@ def lecture_step(slug: str) -> None:
     """Draw the step `slug`: header, navigation, the step, navigation."""
     present = _open()
     step = BY_SLUG[slug]
+    classroom.enter(slug)  # ?class=: the class's bar; a follower may move to the teacher's step
     if not present:
         st.caption(_(":material/school: {app} · Lecture · step {n} of {total}", app=APP_NAME,
                      n=step.number, total=len(STEPS)))  # fmt: skip
@@ -132,6 +134,8 @@ def lecture_step(slug: str) -> None:
     step.draw()
     st.divider()
     navigation(step, "bottom")
+    if present:
+        classroom.open_button()
     if present and st.button(_("Leave presenter mode"), key="lec_leave"):
         st.session_state["present"] = False
         st.rerun()
@@ -139,11 +143,16 @@ def lecture_step(slug: str) -> None:
 
 def lecture_overview() -> None:
     """Every step: its number and title (a link), one line, and a thumbnail when one exists."""
-    _open()
+    present = _open()
+    classroom.enter(OVERVIEW)  # a late joiner lands on the teacher's step
     st.caption(_(":material/school: {app} · Lecture", app=APP_NAME))
     st.title(_("The lecture, step by step"))
     st.markdown(_("The Transformer lecture in its order, each step one idea on the real "
                   "models: first a question for the class, then the model's answer."))
+    if present:
+        classroom.open_button()
+    else:
+        classroom.join_box()
     for row in range(0, len(STEPS), 3):
         for column, step in zip(st.columns(3), STEPS[row : row + 3], strict=False):
             with column, st.container(border=True):

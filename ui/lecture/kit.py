@@ -14,6 +14,7 @@ import model
 from i18n import _, particle
 from model.trace import Trace
 from ui import cache
+from ui.lecture import classroom
 from ui.registry import BY_KEY
 from ui.show import md_escape
 
@@ -40,6 +41,9 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
     Returns whether it is revealed (the step then draws its figure)."""
     ss = st.session_state
     st.markdown(_("**:material/quiz: Predict first.** {question}", question=question))
+    joined = classroom.here()
+    if joined is not None:  # inside a class: the pick is a vote, the teacher reveals
+        return classroom.ask(joined, key, choices, answer, why, label)
     pick_ = st.radio(_("The class's answer"), choices, index=None, key=f"{key}_guess",
                      horizontal=True, format_func=label)  # fmt: skip
     if st.button(_("Reveal the model's answer"), key=f"{key}_reveal", type="primary",

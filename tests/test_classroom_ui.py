@@ -1,0 +1,141 @@
+"""A class in Lecture mode through AppTest (ui/lecture/classroom.py): the teacher opens a class
+in presenter mode, a student joins by ?class=, their pick is a counted vote, the teacher
+reveals, hostile ?class= values and codes typed in the join box get "no such class", a
+database that cannot be reached gets "the class is unavailable", and the lecture goes on."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import classroom
+from classroom.store import DATABASE_ENV
+from tests.test_app import app_test
+from tests.test_classroom import HOSTILE
+from ui.lecture.classroom import poll_id
+
+STEP = "lecture-attention"
+NO_SUCH = "No such class"
+UNAVAILABLE = "The class is unavailable"
+
+
+@pytest.fixture
+def store(monkeypatch, tmp_path) -> classroom.Store:
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    monkeypatch.setenv(DATABASE_ENV, url)
+    return classroom.Store(url)
+
+
+def joined(page: str, **query: str) -> AppTest:
+    at = app_test(page)
+    for name, value in query.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def param(at: AppTest, name: str) -> str:
+    value = at.query_params[name]
+    return value if isinstance(value, str) else value[0]
+
+
+def texts(at: AppTest) -> str:
+    """Every message, caption, markdown and alert on the page, as one text."""
+    parts = [*at.markdown, *at.caption, *at.info, *at.success, *at.warning, *at.error]
+    return "\n".join(str(p.value) for p in parts)
+
+
+def assert_drawn(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title, "the page drew its step"
+
+
+def test_the_teacher_opens_a_class_in_presenter_mode(store: classroom.Store) -> None:
+    at = joined("lecture", present="1")
+    at.button(key="class_open").click().run()
+    assert_drawn(at)
+    code, key = param(at, "class"), param(at, "teacher")
+    assert store.is_teacher(code, key)
+    assert f"`{code}`" in texts(at)  # the join code, large
+    assert any(f"/lecture?class={code}" == c.value for c in at.code)  # the join link
+    assert at.get("image"), "the join link's QR code"
+
+
+def test_a_student_votes_and_the_teacher_counts_and_reveals(store: classroom.Store) -> None:
+    o = store.open()
+    teacher = joined(STEP, **{"class": o.code, "teacher": o.key})
+    assert_drawn(teacher)
+    assert store.snapshot(o.code).step == "attention"  # the teacher's step, for the followers
+    assert "**0** students have voted." in texts(teacher)
+    student = joined(STEP, **{"class": o.code})
+    assert_drawn(student)
+    assert classroom.is_student(param(student, "student"))  # kept in the URL
+    assert "l2_reveal" not in [b.key for b in student.button]  # the teacher reveals
+    radio = student.radio(key="l2_guess")
+    radio.set_value(radio.options[0]).run()
+    assert store.results(o.code)["steps"]["attention"][radio.options[0]] == 1
+    assert "Your vote is counted" in texts(student)
+    radio.set_value(radio.options[1]).run()  # a changed pick replaces the vote
+    assert sum(store.results(o.code)["steps"]["attention"].values()) == 1
+    teacher.run()
+    assert "**1** student has voted." in texts(teacher)
+    teacher.button(key="l2_reveal").click().run()
+    assert "attention" in store.snapshot(o.code).revealed
+    said = texts(teacher)
+    assert "100% of you said" in said and "The model's answer" in said
+    student.run()
+    assert_drawn(student)
+    assert "100% of you said" in texts(student) and student.get("bidi_component")
+
+
+def test_a_wrong_teacher_key_gets_the_student_view(store: classroom.Store) -> None:
+    o = store.open()
+    at = joined(STEP, **{"class": o.code, "teacher": "' OR 1=1 --"})
+    assert_drawn(at)
+    assert at.radio(key="l2_guess") is not None and "l2_reveal" not in [b.key for b in at.button]
+    assert store.snapshot(o.code).step == ""  # it moved nothing
+
+
+@pytest.mark.parametrize("value", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_class_values_say_no_such_class(store: classroom.Store, value: str) -> None:
+    at = joined(STEP, **{"class": value, "teacher": value, "student": value})
+    assert_drawn(at)
+    assert NO_SUCH in texts(at)
+    assert "Your answer" not in [r.label for r in at.radio]  # the page alone, as today
+
+
+@pytest.mark.parametrize("value", HOSTILE[:4], ids=range(4))
+def test_a_hostile_code_in_the_join_box_says_no_such_class(store, value: str) -> None:
+    at = joined("lecture")
+    at.text_input(key="class_code_box").input(value[:12])
+    submit = next(b for b in at.button if b.label == "Join")
+    submit.click().run()
+    assert_drawn(at)
+    assert NO_SUCH in texts(at) and "class" not in at.query_params
+
+
+def test_an_unreachable_database_leaves_the_lecture_alone(monkeypatch) -> None:
+    monkeypatch.setenv(DATABASE_ENV, "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    at = joined(STEP, **{"class": "ABC234"})
+    assert_drawn(at)
+    assert UNAVAILABLE in texts(at)
+    assert "l2_reveal" in [b.key for b in at.button]  # predict, then reveal, as always
+    at = joined("lecture", present="1")
+    at.button(key="class_open").click().run()
+    assert_drawn(at)
+    assert UNAVAILABLE in texts(at)
+
+
+def test_outside_a_class_nothing_changes(store: classroom.Store) -> None:
+    at = joined(STEP)
+    assert_drawn(at)
+    assert "class" not in at.query_params and "Your answer" not in [r.label for r in at.radio]
+    assert "l2_reveal" in [b.key for b in at.button]
+
+
+def test_each_question_has_its_own_poll_id() -> None:
+    assert poll_id("attention", "l2") == "attention"
+    assert poll_id("multi-head-attention", "l7") == "multi-head-attention"
+    assert poll_id("multi-head-attention", "l7_bank") == "multi-head-attention/bank"
+    assert poll_id("watch-it-learn", "l_learn") == "watch-it-learn"
+    assert poll_id("build-it-yourself", "l13_A") == "build-it-yourself/A"
+    assert poll_id("lab", "lab_spot_B") == "lab/B"

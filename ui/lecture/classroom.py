@@ -1,0 +1,394 @@
+"""A class together in Lecture mode (issue 37): the page's side of classroom.Store.
+
+    enter(slug)     every lecture page calls it first (and the Lab page's Spot the bug): reads
+                    ?class=CODE (&teacher=KEY | &student=ID) or the session's class, draws the
+                    class's bar (the teacher's join code, link and QR code; a student's
+                    "follow the teacher"), and keeps the class in the URL
+    ask(...)        kit.predict inside a class: a student's pick is their vote, the teacher
+                    sees the count and on demand the histogram, live, and reveals to everyone
+                    who follows
+    open_button()   presenter mode's "Open a class"
+
+Outside a class nothing here draws anything. A code that is no class says so and the page
+goes on alone; so does a database that cannot be reached. A student is a random id in the
+URL (it survives a replica's death); the teacher's key is checked against the store on
+every run. Followers poll the store every POLL_EVERY seconds (a fragment's run_every).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import segno
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+import classroom
+import viz
+from i18n import _, ngettext
+from ui.figures import chart
+from ui.show import md_escape
+
+POLL_EVERY = 2.0  # seconds between a follower's (and the teacher's counts') reads
+HERE = "class_here"  # session key: the Joined of the page being drawn
+STUDENT, CODE_BOX = "class_student", "class_code_box"
+OVERVIEW = "lecture"  # the overview's slug (ui.lecture.frame.OVERVIEW): the teacher stays put
+
+
+@dataclass
+class Joined:
+    """The session's class on this page: its code, the student's id or the teacher's key,
+    the page's step slug, and whether the student follows the teacher."""
+
+    code: str
+    slug: str
+    student: str = ""
+    key: str = ""
+    follows: bool = True
+    revealed: frozenset[str] = field(default_factory=frozenset)
+    step: str = ""  # the teacher's step when the page was drawn
+
+    @property
+    def teacher(self) -> bool:
+        return bool(self.key)
+
+
+def store() -> classroom.Store:
+    """The store of GLASSBOX_DATABASE_URL (an engine per process, classroom.store)."""
+    return classroom.Store()
+
+
+def unavailable() -> None:
+    st.warning(_("The class is unavailable right now: the lecture goes on without it."),
+               icon=":material/cloud_off:")  # fmt: skip
+
+
+def no_such_class() -> None:
+    st.error(_("No such class: check the code and the link."), icon=":material/group_off:")
+
+
+def here() -> Joined | None:
+    """The class of the page being drawn, or None outside a class."""
+    return st.session_state.get(HERE)
+
+
+def poll_id(slug: str, key: str) -> str:
+    """A question's id in a class: its step's slug ("attention"), or slug/name for a step's
+    other questions ("multi-head-attention/bank", "build-it-yourself/A")."""
+    name = re.sub(r"^(l\d*|lab_spot)(_|$)", "", key)
+    return slug if name in ("", *slug.split("-")) else f"{slug}/{name}"
+
+
+def _params(joined: Joined) -> dict[str, str]:
+    """The query that keeps a tab in its class (written back after every page change)."""
+    who = {"teacher": joined.key} if joined.teacher else {"student": joined.student}
+    return {"class": joined.code, **who}
+
+
+def _leave() -> None:
+    for name in ("class", "teacher", "student"):
+        if name in st.query_params:
+            del st.query_params[name]
+    for name in (HERE, "class_joined", "class_key"):
+        st.session_state.pop(name, None)
+
+
+def enter(slug: str, moves: bool = True) -> Joined | None:
+    """Join this page to the session's class, if any: the URL's ?class= first, else the one
+    this session joined. `slug`: the step's (or "lab"); `moves`: whether the teacher's
+    visit moves the class there and a follower is taken to the teacher's step."""
+    ss, qp = st.session_state, st.query_params
+    ss.pop(HERE, None)
+    value = qp.get("class", ss.get("class_joined"))
+    if value is None:
+        return None
+    try:
+        s = store()
+        code = s.check(value)
+        key = qp.get("teacher", ss.get("class_key", ""))
+        key = key if key and s.is_teacher(code, key) else ""
+        student = ""
+        if not key:
+            student = qp.get("student", ss.get(STUDENT, ""))
+            student = student if classroom.is_student(student) else classroom.new_student()
+            s.join(code, student)
+        ss.update(class_joined=code, class_key=key, **{STUDENT: student} if student else {})
+        joined = Joined(code, slug, student, key, ss.setdefault("class_follow", True))
+        if key and moves and slug != OVERVIEW:
+            s.move(code, key, slug)
+        snap = s.snapshot(code)
+    except classroom.NoSuchClass:
+        no_such_class()
+        ss.pop("class_joined", None)
+        return None
+    except classroom.Unavailable:
+        unavailable()
+        return None
+    joined.revealed, joined.step = snap.revealed, snap.step
+    qp.update(_params(joined))
+    ss[HERE] = joined
+    bar(joined, moves)
+    return joined
+
+
+def join_url(joined: Joined) -> str:
+    """The student's link: absolute where the browser's address is known (the QR code)."""
+    path = f"/lecture?class={joined.code}"
+    try:
+        parts = urlsplit(st.context.url or "")
+    except (AttributeError, RuntimeError, ValueError):
+        return path
+    return f"{parts.scheme}://{parts.netloc}{path}" if parts.scheme and parts.netloc else path
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def qr_png(url: str) -> bytes:
+    """The join link's QR code as a PNG (segno; the URL holds only the code)."""
+    import io
+
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="png", scale=12, border=2)
+    return out.getvalue()
+
+
+def bar(joined: Joined, moves: bool) -> None:
+    """The class's line above the step: the teacher's join code and QR code, a student's
+    "follow the teacher" and "catch up"; live (it reads the store every POLL_EVERY s)."""
+    if joined.teacher:
+        teacher_bar(joined)
+    else:
+        student_bar(joined, moves)
+    live(joined, moves)
+
+
+def teacher_bar(joined: Joined) -> None:
+    url = join_url(joined)
+    with st.expander(_("Class {code}: join at {url}", code=joined.code, url=url),
+                     expanded=joined.slug == OVERVIEW, icon=":material/groups:"):  # fmt: skip
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        left.markdown(_("Join code"))
+        left.markdown(f"# `{joined.code}`")
+        left.code(url, language=None)
+        left.caption(_("Students scan the code or open the link; the class ends after {hours:g} "
+                       "hours or when you close it.", hours=classroom.HOURS))
+        right.image(qr_png(url), width=360, caption=_("The join link"))
+        if left.button(_("Close the class"), key="class_close", icon=":material/logout:"):
+            with contextlib.suppress(classroom.ClassError):
+                store().close(joined.code, joined.key)
+            _leave()
+            st.rerun()
+
+
+def student_bar(joined: Joined, moves: bool) -> None:
+    ss = st.session_state
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    left.caption(_(":material/groups: You are in class {code}.", code=joined.code))
+    if not moves:
+        return
+    ss["w_class_follow"] = joined.follows
+    right.toggle(_("Follow the teacher"), key="w_class_follow",
+                 on_change=lambda: ss.update(class_follow=ss["w_class_follow"]))  # fmt: skip
+    if not joined.follows and joined.step and joined.step != joined.slug and right.button(
+            _("Catch up with the teacher"), key="class_catch_up", icon=":material/sync:"):
+        ss["class_follow"] = True
+        go_to(joined, joined.step)
+
+
+def go_to(joined: Joined, slug: str) -> None:
+    """Switch this tab to step `slug`, keeping the class in the URL."""
+    from ui.lecture.frame import step_page
+    from ui.lecture.syllabus import BY_SLUG
+
+    if slug not in BY_SLUG:
+        return
+    try:
+        st.switch_page(step_page(BY_SLUG[slug]), query_params=_params(joined))
+    except StreamlitAPIException:  # a page run alone (AppTest): say where the class is
+        st.info(_("The teacher is on step {n}.", n=BY_SLUG[slug].number))
+
+
+def live(joined: Joined, moves: bool) -> None:
+    """Every POLL_EVERY s: a follower goes to the teacher's step and redraws on a reveal."""
+
+    @st.fragment(run_every=POLL_EVERY)
+    def poll() -> None:
+        try:
+            snap = store().snapshot(joined.code)
+        except classroom.NoSuchClass:
+            st.caption(_("The class has ended."))
+            return
+        except classroom.Unavailable:
+            st.caption(_("The class is unavailable right now: the lecture goes on without it."))
+            return
+        if joined.teacher or not st.session_state.get("class_follow", True):
+            return
+        if moves and snap.step and snap.step != joined.slug:
+            go_to(joined, snap.step)
+        elif snap.revealed != joined.revealed:
+            st.rerun(scope="app")
+
+    poll()
+
+
+def open_button() -> None:
+    """Presenter mode's "Open a class": a new class, this tab its teacher."""
+    if here() is not None:
+        return
+    if st.button(_("Open a class"), key="class_open", icon=":material/groups:"):
+        try:
+            opened = store().open()
+        except classroom.Unavailable:
+            unavailable()
+            return
+        st.query_params.update({"class": opened.code, "teacher": opened.key})
+        st.session_state.update(class_joined=opened.code, class_key=opened.key)
+        st.rerun()
+
+
+def join_box() -> None:
+    """The overview's box for a student who has a code to type."""
+    if here() is not None:
+        return
+    with st.form("class_join", border=False):
+        left, right = st.columns([3, 1], vertical_alignment="bottom")
+        typed = left.text_input(_("Join a class: its code"), key=CODE_BOX, max_chars=12,
+                                placeholder="ABC234")  # fmt: skip
+        if right.form_submit_button(_("Join"), icon=":material/login:"):
+            try:
+                code = store().check(typed)
+            except classroom.NoSuchClass:
+                no_such_class()
+                return
+            except classroom.Unavailable:
+                unavailable()
+                return
+            st.query_params["class"] = code
+            st.rerun()
+
+
+# --- a question inside a class ----------------------------------------------------------------
+
+
+def ask(joined: Joined, key: str, choices: list[str], answer: str, why: str,
+        label: Callable[[str], str]) -> bool:  # fmt: skip
+    """kit.predict inside a class: the pick is a vote, the teacher counts and reveals.
+    Returns whether the question is revealed in this tab."""
+    poll = poll_id(joined.slug, key)
+    if joined.teacher:
+        return teacher_asks(joined, key, poll, choices, answer, why, label)
+    return student_asks(joined, key, poll, choices, answer, why, label)
+
+
+def _said(answer: str, why: str, label: Callable[[str], str]) -> str:
+    return _("The model's answer: **{answer}**. {why}", answer=md_escape(label(answer)), why=why)
+
+
+def class_said(counts: dict[str, int], answer: str, why: str,
+               label: Callable[[str], str]) -> str:  # fmt: skip
+    """"62% of you said river. The model's answer: ...": the class beside the model."""
+    votes = sum(counts.values())
+    if not votes:
+        return _("Nobody voted. {said}", said=_said(answer, why, label))
+    top = max(counts, key=lambda a: (counts[a], a == answer))
+    return _("{share:.0%} of you said {top}. {said}", share=counts[top] / votes,
+             top=md_escape(label(top)), said=_said(answer, why, label))  # fmt: skip
+
+
+def histogram(key: str, poll: str, counts: dict[str, int], choices: list[str],
+              label: Callable[[str], str]) -> None:  # fmt: skip
+    """The class's answers: one bar per answer (its share), and the counts as text."""
+    votes = sum(counts.values()) or 1
+    shares = [(label(c), counts.get(c, 0) / votes) for c in choices]
+    chart(f"{key}_class", (poll, tuple(sorted(counts.items()))), viz.topk_bar, shares,
+          title=_("the class's answers"), filename="class_answers")  # fmt: skip
+    st.markdown(" · ".join(f"{md_escape(label(c))}: {counts.get(c, 0)}" for c in choices))
+
+
+def teacher_asks(joined: Joined, key: str, poll: str, choices: list[str], answer: str, why: str,
+                 label: Callable[[str], str]) -> bool:  # fmt: skip
+    ss = st.session_state
+    shown = poll in joined.revealed
+    st.toggle(_("Show the class's answers"), key=f"{key}_class_show", value=shown)
+    if not shown and st.button(_("Reveal to the class"), key=f"{key}_reveal", type="primary",
+                               icon=":material/visibility:"):  # fmt: skip
+        try:
+            store().reveal(joined.code, joined.key, poll, choices)
+        except classroom.ClassError:
+            unavailable()
+            return False
+        joined.revealed = joined.revealed | {poll}
+        shown = True
+
+    @st.fragment(run_every=POLL_EVERY)
+    def counts() -> None:
+        try:
+            tally = store().tally(joined.code, joined.key, poll)
+        except classroom.ClassError:
+            unavailable()
+            return
+        votes = sum(tally.values())
+        st.markdown(ngettext("**{n}** student has voted.", "**{n}** students have voted.",
+                             votes))  # fmt: skip
+        if ss.get(f"{key}_class_show") or shown:
+            histogram(key, poll, tally, choices, label)
+        if shown:
+            st.info(class_said(tally, answer, why, label), icon="💡")
+
+    counts()
+    return shown
+
+
+def vote(joined: Joined, key: str, poll: str, choices: list[str]) -> None:
+    """The radio's callback: the pick is the student's vote (a new pick replaces it)."""
+    pick = st.session_state.get(f"{key}_guess")
+    if pick is None:
+        return
+    try:
+        store().vote(joined.code, joined.student, poll, pick, choices)
+        st.session_state[f"{key}_voted"] = "ok"
+    except classroom.TooFast:
+        st.session_state[f"{key}_voted"] = "fast"
+    except classroom.ClassError:
+        st.session_state[f"{key}_voted"] = "down"
+
+
+def student_asks(joined: Joined, key: str, poll: str, choices: list[str], answer: str,
+                 why: str, label: Callable[[str], str]) -> bool:  # fmt: skip
+    ss = st.session_state
+    if f"{key}_guess" not in ss:  # a new session (a replica died): the vote it gave
+        try:
+            mine = store().my_vote(joined.code, joined.student, poll)
+        except classroom.ClassError:
+            mine = None
+        ss[f"{key}_guess"] = mine if mine in choices else None
+    pick = st.radio(_("Your answer"), choices, key=f"{key}_guess", horizontal=True,
+                    format_func=label, on_change=vote, args=(joined, key, poll, choices))
+    said = ss.get(f"{key}_voted")
+    if said == "fast":
+        st.warning(_("Too many votes at once: wait a minute, then pick again."))
+    elif said == "down":
+        unavailable()
+    elif pick is not None:
+        st.caption(_(":material/how_to_vote: Your vote is counted."))
+    following = ss.get("class_follow", True)
+    if not following and st.button(_("Reveal the model's answer"), key=f"{key}_reveal",
+                                   icon=":material/visibility:"):  # fmt: skip
+        ss[f"{key}_shown"] = True
+    if not (poll in joined.revealed or (not following and ss.get(f"{key}_shown"))):
+        st.caption(_("The teacher reveals the answer when the class has voted."))
+        return False
+    if poll in joined.revealed:
+        try:
+            st.info(class_said(store().revealed_tally(joined.code, poll), answer, why, label),
+                    icon="💡")  # fmt: skip
+        except classroom.ClassError:
+            st.info(_said(answer, why, label), icon="💡")
+    if pick == answer:
+        st.success(_("Right! Your answer was the model's."), icon="✅")
+    elif pick is not None:
+        st.warning(_("Your answer was {guess}.", guess=md_escape(label(pick))), icon="🤔")
+    return True
