@@ -18,6 +18,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
+# nginx: deploy.serve's front (N replicas under supervisord in one container:
+# `python -m deploy.serve --address 0.0.0.0 --port 8080`), and the static files' pods of
+# deploy/k8s/static.yaml. Only its binary is used, with configs of our own.
+RUN apt-get update && apt-get install -y --no-install-recommends nginx \
+    && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, so a code change does not reinstall them. `torch==2.13.0` in
 # requirements.txt also matches the index's `2.13.0+cpu` build, which pip then prefers.
 COPY requirements.txt .

@@ -22,17 +22,21 @@ PREFIX = "nginx.ingress.kubernetes.io/"
 
 
 def _manifests() -> dict[str, dict]:
-    """Every resource in deploy/k8s by kind (one per kind here)."""
+    """Every resource in deploy/k8s: the replicas' by kind ("Deployment"), the static
+    files' (static.yaml) by kind and name ("Deployment/glassbox-static")."""
     found = {}
     for path in sorted(K8S.glob("*.yaml")):
         for doc in yaml.safe_load_all(path.read_text()):
             if doc:
-                assert doc["kind"] not in found, f"two {doc['kind']}s"
-                found[doc["kind"]] = doc | {"_file": path.name}
+                name = doc.get("metadata", {}).get("name", "")
+                key = f"{doc['kind']}/{name}" if name.endswith("-static") else doc["kind"]
+                assert key not in found, f"two {key}s"
+                found[key] = doc | {"_file": path.name}
     return found
 
 
 M = _manifests()
+STATIC = "glassbox-static"
 
 
 def _mib(quantity: str) -> float:
@@ -83,6 +87,8 @@ def test_the_deployment_runs_the_dockerfiles_image() -> None:
     env = {e["name"]: e for e in c["env"]}
     secret = env["STREAMLIT_SERVER_COOKIE_SECRET"]["valueFrom"]["secretKeyRef"]
     assert secret == {"name": "glassbox", "key": "cookie-secret"}  # one secret, every pod
+    database = env["GLASSBOX_DATABASE_URL"]["valueFrom"]["secretKeyRef"]
+    assert database == {"name": "glassbox", "key": "database-url"}  # one class store
     assert int(env["OMP_NUM_THREADS"]["value"]) == int(c["resources"]["limits"]["cpu"])
     assert M["Deployment"]["spec"]["replicas"] >= 2
 
@@ -148,3 +154,32 @@ def test_the_autoscaler_scales_the_deployment_on_cpu() -> None:
     )
     assert 2 <= hpa["minReplicas"] <= M["Deployment"]["spec"]["replicas"] <= hpa["maxReplicas"]
     assert hpa["behavior"]["scaleDown"]["stabilizationWindowSeconds"] >= 600  # not mid-lesson
+
+
+def test_the_static_files_come_from_their_own_pods() -> None:
+    """Streamlit's frontend and the app's static/ from nginx in pods of the replicas' image,
+    reached through an Ingress of their own on the same host, at the paths nginx serves
+    them from on one machine (deploy/nginx.conf.in), with the same cache headers."""
+    import streamlit
+
+    deployment = M[f"Deployment/{STATIC}"]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == _container()["image"]  # the same image
+    assert "nginx" in (ROOT / "Dockerfile").read_text().split("apt-get install")[1].split("&&")[0]
+    conf = M[f"ConfigMap/{STATIC}"]["data"]["nginx.conf"]
+    local = (ROOT / "deploy" / "nginx.conf.in").read_text()
+    for path in ("/static/", "/app/static/"):
+        assert f"location {path} {{" in conf and f"location {path} {{" in local
+    for header in ("public, max-age=31536000, immutable", "public, max-age=86400"):
+        assert header in conf and header in local
+    python = re.search(r"^FROM python:(\d+\.\d+)", (ROOT / "Dockerfile").read_text(), re.M)[1]
+    assert f"/usr/local/lib/python{python}/site-packages/streamlit/static;" in conf
+    assert (Path(streamlit.__file__).parent / "static" / "static" / "js").is_dir()
+    assert "alias /app/static/;" in conf and (ROOT / "static").is_dir()
+    service = M[f"Service/{STATIC}"]["spec"]
+    assert service["selector"].items() <= deployment["spec"]["template"]["metadata"][
+        "labels"].items()  # fmt: skip
+    (rule,) = M[f"Ingress/{STATIC}"]["spec"]["rules"]
+    assert rule["host"] == M["Ingress"]["spec"]["rules"][0]["host"]
+    paths = {p["path"]: p["backend"]["service"]["name"] for p in rule["http"]["paths"]}
+    assert paths == {"/static/": STATIC, "/app/static/": STATIC}
