@@ -234,11 +234,13 @@ def build(lang: str = LANGUAGE) -> list[str]:
         template = extract()
         _stable_template(template)
         before = _messages(read_catalogue(po_path(lang), lang)) if po_path(lang).is_file() else []
+        # Written first: Catalog.update shares a new message with the template, so the
+        # drafts' Korean would otherwise end up in the template too.
+        _write(TEMPLATE, po_bytes(template))
         catalog = updated(template, lang)
         said = merge_drafts(catalog, lang)
         if _messages(catalog) != before:
             catalog.revision_date = datetime.now(UTC)
-        _write(TEMPLATE, po_bytes(template))
         po = po_bytes(catalog)
         _write(po_path(lang), po)
         _write(mo_path(lang), compiled(po, lang))

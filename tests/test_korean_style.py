@@ -132,8 +132,7 @@ def korean(path: Path | None = None) -> list[tuple[str, str]]:
         if not entry.id:
             continue
         english = entry.id[0] if isinstance(entry.id, tuple) else entry.id
-        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
-        pairs += [(english, text) for text in strings if text]
+        pairs += [(english, text) for text in _strings(entry.string) if text]
     return pairs
 
 
@@ -217,3 +216,16 @@ def test_the_call_sites_say_which_values_bring_their_particle() -> None:
     assert how_values_end(tree) == {"{a} {b} {c} {d} {e}": ends}
     wrote = "The model wrote `{token}`, its end token: it considers the text finished."
     assert known_endings()[wrote] == {"token_obj": "particle"}
+
+
+def test_the_template_holds_no_translation() -> None:
+    """locale/glassbox.pot is the English messages only: the drafts' Korean goes to the
+    Korean catalogue, never into the template (i18n.catalogue writes it before merging)."""
+    with catalogue.TEMPLATE.open("rb") as file:
+        template = read_po(file)
+    translated = [m.id for m in template if m.id and any(_strings(m.string))]
+    assert not translated, translated[:5]
+
+
+def _strings(string: str | tuple[str, ...]) -> tuple[str, ...]:
+    return string if isinstance(string, tuple) else (string,)
