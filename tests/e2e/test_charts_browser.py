@@ -1,8 +1,8 @@
 """The chart element (ui/workarounds/chart.py) in a real browser: Plotly's cartesian bundle
-comes from
-static/ and Streamlit's full one is never loaded; every chart has the camera and full-screen
-buttons and no upload button; another head redraws the same chart in place; full screen
-fills the screen and gives the chart its own size back."""
+comes from static/ and Streamlit's full one is never loaded; a heatmap is drawn without
+Plotly (heatmap.js) with its tokens as tick labels and its hover text; every chart has the
+camera and full-screen buttons and no upload button; another head redraws the same chart in
+place; full screen fills the screen and gives the chart its own size back."""
 
 from __future__ import annotations
 
@@ -16,7 +16,20 @@ from ui.workarounds.chart import PLOTLY_URL
 pytestmark = pytest.mark.e2e
 
 HEATMAP = ".st-key-att_head_map .gb-chart"
+PLOTLY_DRAWN = ".gb-chart .plot-container .main-svg"  # Plotly's own DOM, not heatmap.js's
 BUTTON_TITLES = "g => [...g.querySelectorAll('.modebar-btn')].map(b => b.dataset.title)"
+
+
+def show_head_2(page) -> None:
+    """Pick head 2 and wait until the head's heatmap shows it, drawn anew."""
+    before = harness.heatmap_signature(page, ".st-key-att_head_map")
+    option = page.locator(".st-key-att_head").get_by_text("head 2", exact=True)
+    harness.after_rerun(page, option.click)
+    page.wait_for_function(
+        "(sel) => document.querySelector(sel + ' .gtitle')?.textContent.includes('head 2')",
+        arg=HEATMAP,
+    )
+    assert harness.heatmap_signature(page, ".st-key-att_head_map") != before
 
 
 def test_the_cartesian_bundle_is_served_and_the_full_one_never_loaded(app_server, page) -> None:
@@ -39,16 +52,9 @@ def test_toolbar_redraw_in_place_and_full_screen(app_server, page) -> None:
     assert "Download plot as a PNG" in titles and "Full screen" in titles, titles
     assert not [t for t in titles if "Share" in t or "Edit" in t], "nothing leaves the machine"
 
-    before = harness.heatmap_signature(page, ".st-key-att_head_map")
     chart.evaluate("g => { g.dataset.mark = 'first'; }")
-    option = page.locator(".st-key-att_head").get_by_text("head 2", exact=True)
-    harness.after_rerun(page, option.click)
-    page.wait_for_function(
-        "(sel) => document.querySelector(sel + ' .gtitle')?.textContent.includes('head 2')",
-        arg=HEATMAP,
-    )
-    assert harness.heatmap_signature(page, ".st-key-att_head_map") != before
-    assert chart.evaluate("g => g.dataset.mark") == "first", "updated in place (Plotly.react)"
+    show_head_2(page)
+    assert chart.evaluate("g => g.dataset.mark") == "first", "updated in place"
 
     height = chart.evaluate("g => g.layout.height")
     chart.hover()
@@ -64,6 +70,40 @@ def test_toolbar_redraw_in_place_and_full_screen(app_server, page) -> None:
         " && document.querySelector(sel).layout.height === h",
         arg=[HEATMAP, height],
     )
+    assert not harness.exceptions(page)
+
+
+# The tick labels a chart drew, axis by axis (SVG text, in Plotly's classes).
+DRAWN_TICKS = """(g) => ['.xtick text', '.ytick text'].map(
+  (sel) => [...g.querySelectorAll(sel)].map((t) => t.textContent))"""
+
+
+def test_a_heatmap_is_drawn_without_plotly_with_its_tokens_and_hovers(app_server, page) -> None:
+    """The head's heatmap is one SVG drawn by the chart element (no Plotly plot inside): the
+    sentence's tokens in order on both axes (the repeated "the" twice), each cell's hover
+    naming its query, key and weight, and another head drawn in the same element."""
+    query = urlencode({"sentence": "the river bank and the boat"})
+    harness.open_app(page, f"{app_server.url}/attention?{query}", charts=True)
+    page.wait_for_selector(f"{HEATMAP} .main-svg image")
+    chart = page.locator(HEATMAP)
+    assert chart.evaluate("g => !!g.glassboxGrid && !g.querySelector('.plot-container')")
+    keys, queries = chart.evaluate(DRAWN_TICKS)
+    words = ["the", "river", "bank", "and", "the", "boat"]
+    assert [k for k in keys if k in words] == words and queries == keys, (keys, queries)
+
+    image = chart.locator(".main-svg image").bounding_box()
+    page.mouse.move(image["x"] + image["width"] * 0.99, image["y"] + image["height"] * 0.01)
+    hover = chart.locator(".gb-hover")
+    hover.wait_for(state="visible")
+    last = keys[-1]
+    assert hover.text_content().startswith(f"{keys[0]} (0) → {last} ({len(keys) - 1}): 0."), (
+        hover.text_content()
+    )
+    page.mouse.move(0, 0)
+    hover.wait_for(state="hidden")
+
+    show_head_2(page)
+    assert chart.evaluate(DRAWN_TICKS) == [keys, queries]
     assert not harness.exceptions(page)
 
 
@@ -106,6 +146,7 @@ def test_a_failed_chart_library_download_is_tried_again(app_server, page) -> Non
 
     page.route(f"**/{PLOTLY_URL}", flaky)
     harness.open_app(page, f"{app_server.url}/tokens", charts=True)
+    page.wait_for_selector(PLOTLY_DRAWN)  # the token chips: a chart Plotly draws
     assert len(tries) == 3, tries
     assert not page.get_by_text("could not be drawn").count()
     assert harness.chart_count(page) >= 2

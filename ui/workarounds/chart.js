@@ -1,5 +1,6 @@
-// The chart element (chart.py): one Plotly figure, drawn with the cartesian bundle that
-// load_plotly.js loads, updated in place, following its column's width.
+// The chart element (chart.py): one figure, updated in place, following its column's
+// width. A heatmap-only figure is drawn by heatmap.js; any other with the cartesian bundle
+// that load_plotly.js loads.
 // Four corner brackets, in a 1000 x 1000 box (y down).
 const FULL_SCREEN_ICON = {
   width: 1000, height: 1000,
@@ -50,7 +51,7 @@ function drawSoon(gd, draw) {
 }
 
 export default function ({ data, parentElement }) {
-  if (!data) { loadPlotly(); return; }
+  if (!data) { loadHeatmap(); loadPlotly(); return; }
   const { figure, config } = JSON.parse(new TextDecoder().decode(data));
   // The element's own words, in the page's language; the rest is Plotly's config.
   const { fullScreenTitle, drawFailed, ...plotlyConfig } = config;
@@ -68,18 +69,35 @@ export default function ({ data, parentElement }) {
     gd.glassboxResize = new ResizeObserver(() => {
       const drawn = gd._fullLayout;
       const moved = drawn && Math.abs(gd.clientWidth - drawn.width) > 1;
-      if (moved && document.fullscreenElement !== gd) window.Plotly.Plots.resize(gd);
+      if (!moved || document.fullscreenElement === gd) return;
+      const grid = gd.glassboxGrid;
+      if (grid) window.glassboxHeatmap.renderGrid(gd, grid.figure, grid.config, grid.fullScreenTitle);
+      else if (window.Plotly) window.Plotly.Plots.resize(gd);
     });
     gd.glassboxResize.observe(gd);
   }
-  loadPlotly()
-    .then((Plotly) => drawSoon(gd, () => Plotly.react(gd, figure.data, figure.layout, {
-      ...plotlyConfig, showSendToCloud: false,  // offline: no upload button
-      modeBarButtonsToAdd: [fullScreenButton(Plotly, fullScreenTitle)],
-    })))
+  loadHeatmap()
+    .then((heatmap) => {
+      const grid = heatmap.gridFigure(figure);
+      if (grid) {
+        // A heatmap-only figure: drawn by heatmap.js, without waiting for Plotly.
+        drawSoon(gd, () => {
+          if (!gd.glassboxGrid && window.Plotly) window.Plotly.purge(gd);
+          heatmap.renderGrid(gd, grid, plotlyConfig, fullScreenTitle);
+        });
+        return null;
+      }
+      return loadPlotly().then((Plotly) => drawSoon(gd, () => {
+        heatmap.clearGrid(gd);
+        return Plotly.react(gd, figure.data, figure.layout, {
+          ...plotlyConfig, showSendToCloud: false,  // offline: no upload button
+          modeBarButtonsToAdd: [fullScreenButton(Plotly, fullScreenTitle)],
+        });
+      }));
+    })
     .catch((error) => failed(gd, error));
   return () => {
     gd.glassboxResize.disconnect();
-    if (window.Plotly) window.Plotly.purge(gd);
+    if (window.Plotly && !gd.glassboxGrid) window.Plotly.purge(gd);
   };
 }

@@ -1,25 +1,32 @@
-"""The element every chart of the app is drawn in: Plotly's cartesian bundle, in the page.
+"""The element every chart of the app is drawn in: heatmaps drawn by the element itself,
+everything else by Plotly's cartesian bundle, in the page.
 
 Streamlit's own `st.plotly_chart` loads the full plotly.js bundle (4.7 MB: maps, 3-D, every
 trace type) the first time a page shows a chart; on a fresh browser compiling it took
 0.7 s, the longest single step before the first chart. The app draws only heatmaps,
 scatter and bar charts, so it ships Plotly's cartesian bundle (`static/`, 1.5 MB, MIT;
-compiled in about 0.25 s) and draws each figure with it from a small custom element
+compiled in about 0.25 s) and draws each figure from a small custom element
 (`st.components.v2`, in the page's own DOM, no iframe; its JavaScript in chart.js and
 load_plotly.js beside this file):
 
     plot(spec_json, "att_head_map", config)   # one chart
-    preload()                                 # first in every run: start loading Plotly
+    preload()                                 # first in every run: start loading the scripts
 
 The figure's JSON and the Plotly config travel as one UTF-8 JSON payload (bytes: Streamlit
-sends them as they are). A chart drawn again with new data is updated in place
-(`Plotly.react`), and follows its column's width (a ResizeObserver: Plotly's own
-`responsive` follows only the window, not the sidebar opening or closing). The toolbar
-has Plotly's buttons (the camera saves a PNG) and a full-screen button for the projector.
+sends them as they are). A figure whose every trace is a heatmap (attention, embeddings,
+similarity, the causal mask, every layer x head) is drawn as one SVG by `static/heatmap.js`:
+Plotly took about 45 ms of the browser's time a heatmap, drawn one after another; this
+takes a few. The same tick labels, colour bar, title, hover text and PNG download; other
+figures, and heatmaps with settings it does not read, go to Plotly. A chart drawn again
+with new data is updated in place (`Plotly.react`), and follows its column's width (a
+ResizeObserver: Plotly's own `responsive` follows only the window, not the sidebar opening
+or closing). The toolbar has a camera (a PNG at twice the size) and a full-screen button
+for the projector.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -29,11 +36,31 @@ import streamlit as st
 # repository root is /app/static/. Relative, so a server under a base path finds it too.
 PLOTLY_FILE = "plotly-cartesian.min.js"
 PLOTLY_URL = f"app/static/{PLOTLY_FILE}"
+_STATIC = Path(__file__).resolve().parents[2] / "static"
+# heatmap.js is loaded once a page (inline, it would travel with every chart's message); the
+# address names its content, so a browser's cached copy of an older one is never used.
+_HEATMAP = (_STATIC / "heatmap.js").read_bytes()
+HEATMAP_URL = f"app/static/heatmap.js?v={hashlib.sha256(_HEATMAP).hexdigest()[:12]}"
 
 _HERE = Path(__file__).resolve().parent
-_LOAD_JS = (_HERE / "load_plotly.js").read_text(encoding="utf-8").replace("PLOTLY_URL", PLOTLY_URL)
+_LOAD_JS = (
+    (_HERE / "load_plotly.js").read_text(encoding="utf-8")
+    .replace("PLOTLY_URL", PLOTLY_URL).replace("HEATMAP_URL", HEATMAP_URL)
+)  # fmt: skip
 _CHART_JS = _LOAD_JS + (_HERE / "chart.js").read_text(encoding="utf-8")
-_CSS = ".gb-chart:fullscreen { background: #fff; }"
+_CSS = """
+.gb-chart { position: relative; }
+.gb-chart:fullscreen { background: #fff; }
+.gb-chart .gb-hover { position: absolute; display: none; pointer-events: none; z-index: 2;
+  white-space: pre; padding: 4px 8px; background: #fff; color: #222; border: 1px solid #888;
+  border-radius: 3px; font-size: 14px; }
+.gb-chart .gb-modebar { position: absolute; top: 2px; right: 2px; display: flex; gap: 2px;
+  opacity: 0; transition: opacity 0.2s; }
+.gb-chart:hover .gb-modebar, .gb-chart .gb-modebar:focus-within { opacity: 1; }
+.gb-chart .gb-modebar .modebar-btn { border: 0; background: transparent; color: #999;
+  padding: 4px; cursor: pointer; line-height: 0; }
+.gb-chart .gb-modebar .modebar-btn:hover { color: #444; }
+"""
 
 _chart = st.components.v2.component("glassbox_chart", js=_CHART_JS, css=_CSS, isolate_styles=False)
 
@@ -61,5 +88,5 @@ def plot(spec: str, key: str, config: dict) -> None:
 def preload() -> None:
     """Start loading Plotly at once: a script tag, and an empty chart element so that the
     element's own JavaScript is fetched before the page's widgets' (sent first in a run)."""
-    st.html(f"<script>{_LOAD_JS}loadPlotly();</script>", unsafe_allow_javascript=True)
+    st.html(f"<script>{_LOAD_JS}loadHeatmap();loadPlotly();</script>", unsafe_allow_javascript=True)
     _chart(key="plotly_preload_chart", data=None, height="content")
