@@ -1,5 +1,5 @@
 """Korean as a Korean teacher writes it (issue 39): no particle that the code cannot get
-right, one word per concept (docs/GLOSSARY.md), and no sentence that ends "…니다:".
+right, one word per concept (docs/GLOSSARY.md), and no sentence that ends "…니다:" or "…세요:".
 
 A Korean particle such as 을/를 takes its form from how the word before it ends (책을,
 사과를), so a message must not write one after a `{placeholder}` whose value it does not
@@ -166,8 +166,9 @@ def wrong_words(pairs: Iterable[tuple[str, str]]) -> list[str]:
 
 
 def colon_after_sentence(pairs: Iterable[tuple[str, str]]) -> list[str]:
-    """Sentences that end "…니다:" before what explains them (a full stop, or -므로)."""
-    return [f"{english!r}: {text!r}" for english, text in pairs if "니다:" in text]
+    """Sentences that end "…니다:" or "…세요:" before what explains them (a full stop, or
+    -므로)."""
+    return [f"{english!r}: {text!r}" for english, text in pairs if re.search("(니다|세요):", text)]
 
 
 # --- the tests --------------------------------------------------------------------------------
