@@ -1,6 +1,6 @@
 // The chart element (chart.py): one figure, updated in place, following its column's
-// width. A heatmap-only figure is drawn by heatmap.js; any other with the cartesian bundle
-// that load_plotly.js loads.
+// width. A figure svg_chart.js can draw (heatmaps, bars, the token chips) is drawn by it; any
+// other with the cartesian bundle that load_plotly.js loads.
 // Four corner brackets, in a 1000 x 1000 box (y down).
 const FULL_SCREEN_ICON = {
   width: 1000, height: 1000,
@@ -33,7 +33,14 @@ function fullScreenButton(Plotly, title) {
 // chart given new data before its turn is drawn once, with the newest data.
 const pending = new Map();
 const DRAW_FAILED = "This chart could not be drawn ({error}): reload the page.";
+function forget(gd) {  // the element left the page
+  gd.glassboxResize?.disconnect();
+  gd.glassboxResize = null;
+  gd.glassboxText = null;
+  if (window.Plotly && !gd.glassboxGrid) window.Plotly.purge(gd);
+}
 function failed(gd, error) {
+  gd.glassboxText = null;  // drawn again when sent again
   const said = gd.glassboxDrawFailed || DRAW_FAILED;  // in the page's language (ui/figures.py)
   gd.textContent = said.replace("{error}", error.message);
 }
@@ -51,8 +58,12 @@ function drawSoon(gd, draw) {
 }
 
 export default function ({ data, parentElement }) {
-  if (!data) { loadHeatmap(); loadPlotly(); return; }
-  const { figure, config } = JSON.parse(new TextDecoder().decode(data));
+  if (!data) { loadSvgChart(); loadPlotly(); return; }
+  const text = new TextDecoder().decode(data);
+  const drawn = parentElement.querySelector(".gb-chart");
+  // The same figure sent again (a rerun that changed another chart): nothing to draw.
+  if (drawn && drawn.glassboxText === text) return () => forget(drawn);
+  const { figure, config } = JSON.parse(text);
   // The element's own words, in the page's language; the rest is Plotly's config.
   const { fullScreenTitle, drawFailed, ...plotlyConfig } = config;
   let gd = parentElement.querySelector(".gb-chart");
@@ -62,6 +73,7 @@ export default function ({ data, parentElement }) {
     parentElement.appendChild(gd);
   }
   gd.glassboxDrawFailed = drawFailed;
+  gd.glassboxText = text;
   gd.style.minHeight = (figure.layout.height || 450) + "px";
   if (!gd.glassboxResize) {
     // The chart follows its column's width (the sidebar opened or closed, the window
@@ -71,24 +83,24 @@ export default function ({ data, parentElement }) {
       const moved = drawn && Math.abs(gd.clientWidth - drawn.width) > 1;
       if (!moved || document.fullscreenElement === gd) return;
       const grid = gd.glassboxGrid;
-      if (grid) window.glassboxHeatmap.renderGrid(gd, grid.figure, grid.config, grid.fullScreenTitle);
+      if (grid) window.glassboxSvgChart.renderGrid(gd, grid.figure, grid.config, grid.fullScreenTitle);
       else if (window.Plotly) window.Plotly.Plots.resize(gd);
     });
     gd.glassboxResize.observe(gd);
   }
-  loadHeatmap()
-    .then((heatmap) => {
-      const grid = heatmap.gridFigure(figure);
+  loadSvgChart()
+    .then((svgChart) => {
+      const grid = svgChart.gridFigure(figure);
       if (grid) {
-        // A heatmap-only figure: drawn by heatmap.js, without waiting for Plotly.
+        // Heatmaps, bars or chips: drawn by svg_chart.js, without waiting for Plotly.
         drawSoon(gd, () => {
           if (!gd.glassboxGrid && window.Plotly) window.Plotly.purge(gd);
-          heatmap.renderGrid(gd, grid, plotlyConfig, fullScreenTitle);
+          svgChart.renderGrid(gd, grid, plotlyConfig, fullScreenTitle);
         });
         return null;
       }
       return loadPlotly().then((Plotly) => drawSoon(gd, () => {
-        heatmap.clearGrid(gd);
+        svgChart.clearGrid(gd);
         return Plotly.react(gd, figure.data, figure.layout, {
           ...plotlyConfig, showSendToCloud: false,  // offline: no upload button
           modeBarButtonsToAdd: [fullScreenButton(Plotly, fullScreenTitle)],
@@ -96,8 +108,5 @@ export default function ({ data, parentElement }) {
       }));
     })
     .catch((error) => failed(gd, error));
-  return () => {
-    gd.glassboxResize.disconnect();
-    if (window.Plotly && !gd.glassboxGrid) window.Plotly.purge(gd);
-  };
+  return () => forget(gd);
 }

@@ -13,12 +13,12 @@ load_plotly.js beside this file):
     preload()                                 # first in every run: start loading the scripts
 
 The figure's JSON and the Plotly config travel as one UTF-8 JSON payload (bytes: Streamlit
-sends them as they are). A figure whose every trace is a heatmap (attention, embeddings,
-similarity, the causal mask, every layer x head) is drawn as one SVG by `static/heatmap.js`:
-Plotly took about 45 ms of the browser's time a heatmap, drawn one after another; this
-takes a few. The same tick labels, colour bar, title, hover text and PNG download; other
-figures, and heatmaps with settings it does not read, go to Plotly. A chart drawn again
-with new data is updated in place (`Plotly.react`), and follows its column's width (a
+sends them as they are). A figure made of heatmaps (attention, embeddings, similarity, the
+causal mask, every layer x head), of one trace of bars, or the token chips is drawn as one
+SVG by `static/svg_chart.js`: Plotly took about 45 ms of the browser's time a chart, drawn
+one after another; this takes a few. The same tick labels, colour bar, title, hover text and
+PNG download; other figures, and any with settings it does not read, go to Plotly. A chart
+drawn again with new data is updated in place, and follows its column's width (a
 ResizeObserver: Plotly's own `responsive` follows only the window, not the sidebar opening
 or closing). The toolbar has a camera (a PNG at twice the size) and a full-screen button
 for the projector.
@@ -37,15 +37,15 @@ import streamlit as st
 PLOTLY_FILE = "plotly-cartesian.min.js"
 PLOTLY_URL = f"app/static/{PLOTLY_FILE}"
 _STATIC = Path(__file__).resolve().parents[2] / "static"
-# heatmap.js is loaded once a page (inline, it would travel with every chart's message); the
+# svg_chart.js is loaded once a page (inline, it would travel with every chart's message); the
 # address names its content, so a browser's cached copy of an older one is never used.
-_HEATMAP = (_STATIC / "heatmap.js").read_bytes()
-HEATMAP_URL = f"app/static/heatmap.js?v={hashlib.sha256(_HEATMAP).hexdigest()[:12]}"
+_SVG_CHART = (_STATIC / "svg_chart.js").read_bytes()
+SVG_CHART_URL = f"app/static/svg_chart.js?v={hashlib.sha256(_SVG_CHART).hexdigest()[:12]}"
 
 _HERE = Path(__file__).resolve().parent
 _LOAD_JS = (
     (_HERE / "load_plotly.js").read_text(encoding="utf-8")
-    .replace("PLOTLY_URL", PLOTLY_URL).replace("HEATMAP_URL", HEATMAP_URL)
+    .replace("PLOTLY_URL", PLOTLY_URL).replace("SVG_CHART_URL", SVG_CHART_URL)
 )  # fmt: skip
 _CHART_JS = _LOAD_JS + (_HERE / "chart.js").read_text(encoding="utf-8")
 _CSS = """
@@ -86,7 +86,8 @@ def plot(spec: str, key: str, config: dict) -> None:
 
 
 def preload() -> None:
-    """Start loading Plotly at once: a script tag, and an empty chart element so that the
+    """Start loading the chart scripts at once: script tags, and an empty chart element so that the
     element's own JavaScript is fetched before the page's widgets' (sent first in a run)."""
-    st.html(f"<script>{_LOAD_JS}loadHeatmap();loadPlotly();</script>", unsafe_allow_javascript=True)
+    start = f"<script>{_LOAD_JS}loadSvgChart();loadPlotly();</script>"
+    st.html(start, unsafe_allow_javascript=True)
     _chart(key="plotly_preload_chart", data=None, height="content")

@@ -1,4 +1,4 @@
-// One promise per script and page: the first element that needs Plotly (or heatmap.js) adds
+// One promise per script and page: the first element that needs Plotly (or svg_chart.js) adds
 // its <script>. A load that fails (a replica that died or hung, nginx restarting, a network
 // blip) is tried again, 5 more times over about 15 s, before the charts say so; a failed
 // load is then forgotten, so the next chart tries again. chart.py fills in the addresses.
@@ -29,4 +29,4 @@ function loadScript(url, name) {
   return loads[url];
 }
 const loadPlotly = () => loadScript("PLOTLY_URL", "Plotly");
-const loadHeatmap = () => loadScript("HEATMAP_URL", "glassboxHeatmap");
+const loadSvgChart = () => loadScript("SVG_CHART_URL", "glassboxSvgChart");

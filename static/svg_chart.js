@@ -1,29 +1,43 @@
-// Heatmaps drawn without Plotly (ui/workarounds/chart.py; served from static/ and loaded
-// once a page by load_plotly.js, not sent with every chart): a figure whose every trace is a heatmap on
-// integer cells is drawn here as one SVG, its cells an image of one pixel a cell. Plotly
-// took about 45 ms a heatmap in the browser; this takes a few. Only what the app's figure
-// builders (viz/) use is read: any other trace type or setting leaves the figure to Plotly
-// (gridFigure). The DOM keeps Plotly's class names (main-svg, gtitle, xtick, ytick,
-// g-xtitle, g-ytitle, modebar-btn) and the figure on the element (gd.layout, gd.data,
-// gd._fullLayout.width, height, _size), so what reads a Plotly chart reads this one too.
+// Charts drawn without Plotly (ui/workarounds/chart.py; served from static/ and loaded once a
+// page by load_plotly.js, not sent with every chart). A figure made only of heatmaps on
+// integer cells, of one trace of bars, or of text placed over path shapes (the token chips)
+// is drawn here as one SVG, a heatmap's cells as an image of one pixel a cell. Plotly took
+// about 45 ms of the browser's time a chart, drawn one after another; this takes a few.
+// Only what the app's figure builders (viz/) use is read: any other trace type or setting
+// leaves the figure to Plotly (gridFigure). The DOM keeps Plotly's class names (main-svg,
+// gtitle, xtick, ytick, g-xtitle, g-ytitle, modebar-btn) and the figure on the element
+// (gd.layout, gd.data, gd._fullLayout.width, height, _size), so what reads a Plotly chart
+// reads this one too.
 
 (() => {
 const SVG_NS = "http://www.w3.org/2000/svg";
-const TRACE_KEYS = new Set([
-  "type", "z", "x", "y", "customdata", "hovertemplate", "hoverongaps", "text",
-  "texttemplate", "textfont", "colorscale", "zmin", "zmax", "zmid", "colorbar", "coloraxis",
-  "showscale", "xaxis", "yaxis", "xgap", "ygap", "name",
-]);
+// What each kind of trace may set: a heatmap; bars (one trace); text placed at points
+// (the token chips: text over path shapes).
+const TRACE_KEYS = {
+  heatmap: new Set([
+    "type", "z", "x", "y", "customdata", "hovertemplate", "hoverongaps", "text",
+    "texttemplate", "textfont", "colorscale", "zmin", "zmax", "zmid", "colorbar",
+    "coloraxis", "showscale", "xaxis", "yaxis", "xgap", "ygap", "name",
+  ]),
+  bar: new Set([
+    "type", "x", "y", "orientation", "marker", "text", "textposition", "cliponaxis",
+    "customdata", "hovertemplate", "name",
+  ]),
+  scatter: new Set(["type", "x", "y", "mode", "text", "textfont", "customdata",
+                    "hovertemplate", "name"]),
+};
 const LAYOUT_KEYS = new Set([
   "title", "font", "height", "margin", "template", "hoverlabel", "coloraxis",
-  "plot_bgcolor", "paper_bgcolor", "annotations",
+  "plot_bgcolor", "paper_bgcolor", "annotations", "bargap", "shapes", "showlegend",
 ]);
 const AXIS_KEYS = new Set([
   "tickmode", "tickvals", "ticktext", "tickfont", "showgrid", "zeroline", "autorange",
   "tickangle", "title", "range", "domain", "anchor", "matches", "showticklabels",
   "automargin", "gridcolor", "zerolinecolor", "linecolor", "ticks", "zerolinewidth",
-  "ticklabeloverflow",
+  "ticklabeloverflow", "visible", "fixedrange", "tickformat",
 ]);
+const SHAPE_KEYS = new Set(["type", "path", "fillcolor", "line", "layer"]);
+const PATH_OK = /^[MLQCZ\d\s.,eE+-]*$/;  // absolute moves, lines and curves only
 const PLOTLY_MARGIN = { l: 80, r: 80, t: 100, b: 80 };
 const TICK_PAD = 6;  // px between the plot and its tick labels
 const STANDOFF = 15;  // px between the tick labels and the axis title (viz.margins)
@@ -52,19 +66,16 @@ function plainArray(value) {
 // else null (Plotly draws it).
 function gridFigure(figure) {
   const { data, layout } = figure;
-  if (!data.length || data.some((t) => t.type !== "heatmap")) return null;
+  if (!data.length) return null;
   const traces = [];
   for (const given of data) {
-    if (Object.keys(given).some((k) => !TRACE_KEYS.has(k))) return null;
+    const keys = TRACE_KEYS[given.type];
+    if (!keys || Object.keys(given).some((k) => !keys.has(k))) return null;
     const trace = { ...given, z: plainArray(given.z), x: plainArray(given.x),
-                    y: plainArray(given.y) };
-    if (!Array.isArray(trace.z) || !Array.isArray(trace.z[0])) return null;
-    for (const [axis, n] of [["x", trace.z[0].length], ["y", trace.z.length]]) {
-      const v = trace[axis];
-      if (v && !(v.length === n && v.every(Number.isInteger) && steps(v))) return null;
-    }
-    if (trace.texttemplate && trace.texttemplate !== "%{text}") return null;
-    if (typeof (trace.colorscale || "") === "string" && !trace.coloraxis) return null;
+                    y: plainArray(given.y), kind: given.type };
+    if (given.type === "heatmap" && !heatmapFits(trace)) return null;
+    if (given.type === "bar" && !barFits(trace, data.length)) return null;
+    if (given.type === "scatter" && !textFits(trace)) return null;
     traces.push(trace);
   }
   for (const [key, value] of Object.entries(layout)) {
@@ -72,8 +83,40 @@ function gridFigure(figure) {
       if (Object.keys(value).some((k) => !AXIS_KEYS.has(k))) return null;
     } else if (!LAYOUT_KEYS.has(key)) return null;
   }
+  if (layout.showlegend !== undefined && layout.showlegend !== false) return null;
+  const shapes = layout.shapes || [];
+  const shapesFit = shapes.every((shape) => shape.type === "path" && PATH_OK.test(shape.path)
+    && Object.keys(shape).every((k) => SHAPE_KEYS.has(k)));
   const paper = (layout.annotations || []).every((a) => a.xref === "paper" && a.yref === "paper");
-  return paper ? { data: traces, layout } : null;
+  return paper && shapesFit ? { data: traces, layout } : null;
+}
+
+function heatmapFits(trace) {
+  if (!Array.isArray(trace.z) || !Array.isArray(trace.z[0])) return false;
+  for (const [axis, n] of [["x", trace.z[0].length], ["y", trace.z.length]]) {
+    const v = trace[axis];
+    if (v && !(v.length === n && v.every(Number.isInteger) && steps(v))) return false;
+  }
+  if (trace.texttemplate && trace.texttemplate !== "%{text}") return false;
+  return typeof (trace.colorscale || "") !== "string" || Boolean(trace.coloraxis);
+}
+
+// One trace of bars on integer positions, its text (if any) outside the bars.
+function barFits(trace, traces) {
+  const along = trace.orientation === "h" ? trace.y : trace.x;
+  const value = trace.orientation === "h" ? trace.x : trace.y;
+  const colour = (trace.marker || {}).color;
+  return traces === 1 && Array.isArray(along) && along.every(Number.isInteger)
+    && Array.isArray(value) && value.length === along.length
+    && (!trace.text || trace.textposition === "outside")
+    && Object.keys(trace.marker || {}).every((k) => k === "color")
+    && (typeof colour === "string" || (Array.isArray(colour) && colour.length === along.length)
+        || colour === undefined);
+}
+
+function textFits(trace) {
+  return trace.mode === "text" && Array.isArray(trace.x) && Array.isArray(trace.y)
+    && Array.isArray(trace.text) && trace.x.length === trace.y.length;
 }
 
 // ---- text: the builders escape user text (viz._common.escape); a tag is theirs.
@@ -169,18 +212,38 @@ function colouring(trace, layout) {
 }
 
 // ---- numbers for automatic ticks
-function niceStep(span, count) {
-  const raw = span / Math.max(count, 1);
+function niceStep(span, count, least) {
+  const raw = Math.max(span / Math.max(count, 1), least || 0);
   const power = 10 ** Math.floor(Math.log10(raw || 1));
   return [1, 2, 5, 10].map((k) => k * power).find((s) => s >= raw) || raw;
 }
-function autoTicks(lo, hi, px, spacing) {
-  const step = niceStep(hi - lo, Math.max(2, Math.floor(px / spacing)));
+function autoTicks(lo, hi, px, spacing, least, format) {
+  const step = niceStep(hi - lo, Math.max(2, Math.floor(px / spacing)), least);
   const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
   const vals = [];
-  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + 1e-9; v += step) vals.push(v);
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + 1e-9; k++) {
+    vals.push(Number((k * step).toFixed(decimals)));
+  }
   // As Plotly writes them: no trailing zeros ("1", "0.8"), d3's minus sign.
-  return { vals, text: vals.map((v) => formatNumber(Number(v.toFixed(decimals)))) };
+  return { vals, text: vals.map((v) => formatNumber(v, format)) };
+}
+
+// The data range of a trace on its x or y axis, and whether that axis counts cells.
+function extent(trace, letter) {
+  if (trace.kind === "heatmap") {
+    const n = letter === "x" ? trace.z[0].length : trace.z.length;
+    const first = (trace[letter] || [0])[0];
+    return [first - 0.5, first + n - 0.5, true];
+  }
+  const values = trace[letter].filter((v) => typeof v === "number");
+  const lo = Math.min(...values), hi = Math.max(...values);
+  if (trace.kind === "bar") {
+    const along = (trace.orientation === "h" ? "y" : "x") === letter;
+    if (along) return [lo - 0.5, hi + 0.5, true];
+    return [Math.min(0, lo), Math.max(0, hi) * 1.05, false];  // Plotly's padding, about
+  }
+  const pad = (hi - lo || 1) * 0.05;
+  return [lo - pad, hi + pad, false];
 }
 
 // ---- SVG
@@ -205,14 +268,15 @@ function buildAxes(figure, width, margin, family) {
   const axes = {};
   const pw = width - margin.l - margin.r, ph = layout.height - margin.t - margin.b;
   for (const trace of data) {
-    for (const [letter, ref, n] of [["x", trace.xaxis || "x", trace.z[0].length],
-                                    ["y", trace.yaxis || "y", trace.z.length]]) {
-      const name = axisName(ref);
+    for (const letter of ["x", "y"]) {
+      const name = axisName(trace[letter + "axis"] || letter);
       const given = layout[name] || {};
-      const first = (trace[letter] || [0])[0];
-      const axis = axes[name] || { name, letter, given, lo: Infinity, hi: -Infinity };
-      axis.lo = Math.min(axis.lo, first - 0.5);
-      axis.hi = Math.max(axis.hi, first + n - 0.5);
+      const axis = axes[name] || { name, letter, given, lo: Infinity, hi: -Infinity,
+                                   cells: false };
+      const [lo, hi, cells] = extent(trace, letter);
+      axis.lo = Math.min(axis.lo, lo);
+      axis.hi = Math.max(axis.hi, hi);
+      axis.cells = axis.cells || cells;
       axes[name] = axis;
     }
   }
@@ -235,15 +299,15 @@ function buildAxes(figure, width, margin, family) {
     const size = (given.tickfont || {}).size || (layout.font || {}).size || 12;
     axis.font = size;
     let ticks;
-    if (given.showticklabels === false) ticks = { vals: [], text: [] };
+    if (given.showticklabels === false || given.visible === false) ticks = { vals: [], text: [] };
     else if (Array.isArray(given.tickvals)) {
       const lo = Math.min(...range), hi = Math.max(...range);
       const keep = given.tickvals.map((v, i) => [v, (given.ticktext || [])[i] ?? String(v)])
         .filter(([v]) => v >= lo && v <= hi);
       ticks = { vals: keep.map(([v]) => v), text: keep.map(([, t]) => plainLines(t).join(" ")) };
     } else {
-      const lo = Math.ceil(Math.min(...range)), hi = Math.floor(Math.max(...range));
-      ticks = autoTicks(lo, hi, Math.abs(px[1] - px[0]), axis.letter === "x" ? 60 : 35);
+      ticks = autoTicks(Math.min(...range), Math.max(...range), Math.abs(px[1] - px[0]),
+                        axis.letter === "x" ? 60 : 35, axis.cells ? 1 : 0, given.tickformat);
     }
     axis.ticks = ticks;
     axis.angle = Number(given.tickangle) || 0;
@@ -286,8 +350,9 @@ function drawGrid(gd, figure, config) {
   const sized = { ...figure, layout: { ...layout, height } };
 
   // The colour bars (one per trace, or one per colour axis), on the right.
-  const colourings = data.map((t) => colouring(t, layout));
-  const bars = [...new Map(colourings.filter((c) => c.bar).map((c) => [c.key, c])).values()];
+  const colourings = data.map((t) => (t.kind === "heatmap" ? colouring(t, layout) : null));
+  const bars = [...new Map(colourings.filter((c) => c && c.bar).map((c) => [c.key, c]))
+    .values()];
 
   // As Plotly's automargin: room for the tick labels, titles and colour bar.
   let axes = buildAxes(sized, width, margin, family);
@@ -313,12 +378,24 @@ function drawGrid(gd, figure, config) {
   });
   el(svg, "rect", { width, height, fill: paper });
   const cartesian = el(svg, "g", { class: "cartesianlayer" });
+  drawGridLines(cartesian, axes, layout);
+  drawShapes(cartesian, axes, layout.shapes || []);
 
   // The cells: an image of one pixel a cell (nothing where a cell is empty), drawn over
   // the plot's background, as Plotly draws a heatmap.
   const panels = [];
   data.forEach((trace, i) => {
     const x = axes[axisName(trace.xaxis || "x")], y = axes[axisName(trace.yaxis || "y")];
+    if (trace.kind === "bar") {
+      drawBars(cartesian, trace, x, y, layout, font);
+      panels.push({ trace, x, y });
+      return;
+    }
+    if (trace.kind === "scatter") {
+      drawTexts(cartesian, trace, x, y, font);
+      panels.push({ trace, x, y });
+      return;
+    }
     const rows = trace.z.length, cols = trace.z[0].length;
     const x0 = (trace.x || [0])[0], y0 = (trace.y || [0])[0];
     const left = x.toPx(x0 - 0.5), right = x.toPx(x0 + cols - 0.5);
@@ -487,9 +564,122 @@ function drawGrid(gd, figure, config) {
   return svg;
 }
 
+// Grid lines at the ticks of a number axis, and its zero line, in the template's colours.
+function drawGridLines(parent, axes, layout) {
+  const template = (layout.template || {}).layout || {};
+  for (const axis of Object.values(axes)) {
+    const given = axis.given;
+    if (given.visible === false || axis.cells) continue;
+    const look = { ...(template[axis.letter + "axis"] || {}), ...given };
+    const other = axes[axisName(given.anchor || (axis.letter === "x" ? "y" : "x"))];
+    if (!other) continue;
+    const [a, b] = other.px;
+    const line = (v, colour, width) => {
+      const p = axis.toPx(v);
+      const d = axis.letter === "x" ? `M${p} ${a}V${b}` : `M${a} ${p}H${b}`;
+      el(parent, "path", { d, stroke: colour, "stroke-width": width, class: "gridline" });
+    };
+    if (look.showgrid !== false) {
+      for (const v of axis.ticks.vals) line(v, look.gridcolor || "#eee", 1);
+    }
+    const [lo, hi] = [Math.min(...axis.range), Math.max(...axis.range)];
+    if (look.zeroline !== false && lo <= 0 && hi >= 0) {
+      line(0, look.zerolinecolor || "#444", look.zerolinewidth || 1);
+    }
+  }
+}
+
+// Path shapes in data coordinates (the token chips' boxes), drawn below the traces.
+function drawShapes(parent, axes, shapes) {
+  const x = axes.xaxis, y = axes.yaxis;
+  for (const shape of shapes) {
+    if (!x || !y) return;
+    let n = 0;
+    const d = shape.path.replace(/-?[\d.]+(?:e[-+]?\d+)?/gi, (number) => {
+      n += 1;
+      return String(n % 2 ? x.toPx(Number(number)) : y.toPx(Number(number)));
+    });
+    const line = shape.line || {};
+    el(parent, "path", {
+      d, fill: shape.fillcolor || "none", stroke: line.color || "none",
+      "stroke-width": line.width ?? 2, class: "shape",
+    });
+  }
+}
+
+// Bars from 0 on integer positions, their text just beyond their ends.
+function drawBars(parent, trace, x, y, layout, font) {
+  const flat = trace.orientation === "h";
+  const [along, value] = flat ? [y, x] : [x, y];
+  const spots = flat ? trace.y : trace.x, values = flat ? trace.x : trace.y;
+  const half = (1 - (layout.bargap ?? 0.2)) / 2;
+  const colour = (trace.marker || {}).color || "#636efa";
+  const group = el(parent, "g", { class: "bars" });
+  spots.forEach((spot, i) => {
+    const v = values[i];
+    if (typeof v !== "number") return;
+    const a0 = along.toPx(spot - half), a1 = along.toPx(spot + half);
+    const v0 = value.toPx(0), v1 = value.toPx(v);
+    const fill = Array.isArray(colour) ? colour[i] : colour;
+    const [rx, ry, rw, rh] = flat
+      ? [Math.min(v0, v1), Math.min(a0, a1), Math.abs(v1 - v0), Math.abs(a1 - a0)]
+      : [Math.min(a0, a1), Math.min(v0, v1), Math.abs(a1 - a0), Math.abs(v1 - v0)];
+    el(group, "rect", { x: rx, y: ry, width: rw, height: rh, fill, class: "point" });
+    const word = (trace.text || [])[i];
+    if (word === undefined || word === null || word === "") return;
+    const mid = (a0 + a1) / 2, out = v >= 0 ? 1 : -1;
+    const attrs = flat
+      ? { x: v1 + 4 * out, y: mid, "text-anchor": out > 0 ? "start" : "end",
+          "dominant-baseline": "central" }
+      : { x: mid, y: v1 - 4 * out, "text-anchor": "middle",
+          "dominant-baseline": out > 0 ? "text-after-edge" : "hanging" };
+    el(group, "text", { ...attrs, "font-size": font, fill: "#444", class: "bartext" },
+       plainLines(word).join(" "));
+  });
+}
+
+// Text placed at points (a scatter trace in "text" mode).
+function drawTexts(parent, trace, x, y, font) {
+  const style = trace.textfont || {};
+  const group = el(parent, "g", { class: "textpoint", "text-anchor": "middle",
+                                  "dominant-baseline": "central" });
+  trace.x.forEach((px, i) => {
+    el(group, "text", {
+      x: x.toPx(px), y: y.toPx(trace.y[i]), "font-size": style.size || font,
+      fill: style.color || "#444",
+    }, plainLines(trace.text[i]).join(" "));
+  });
+}
+
+// What the pointer is over in a bar chart or among placed texts (null: nothing).
+function pointHover(trace, xa, ya, x, y) {
+  const template = trace.hovertemplate || "%{x}, %{y}";
+  const cell = (i) => fillTemplate(template, {
+    x: trace.x[i], y: trace.y[i], text: (trace.text || [])[i],
+    customdata: (trace.customdata || [])[i],
+  });
+  if (trace.kind === "bar") {
+    const flat = trace.orientation === "h";
+    const spot = Math.round((flat ? ya : xa).fromPx(flat ? y : x));
+    const i = (flat ? trace.y : trace.x).indexOf(spot);
+    return i < 0 ? null : cell(i);
+  }
+  let best = -1, nearest = 40 * 40;  // px², as Plotly's hover distance
+  trace.x.forEach((px, i) => {
+    const d = (xa.toPx(px) - x) ** 2 + (ya.toPx(trace.y[i]) - y) ** 2;
+    if (d < nearest) [best, nearest] = [i, d];
+  });
+  return best < 0 ? null : cell(best);
+}
+
 // The hover box: the cell under the pointer, said as the figure's hover template says it.
 function hoverText(gd, x, y) {
   for (const { trace, x: xa, y: ya } of gd.glassboxPanels || []) {
+    if (trace.kind !== "heatmap") {
+      const said = pointHover(trace, xa, ya, x, y);
+      if (said !== null) return said;
+      continue;
+    }
     const inX = x >= Math.min(...xa.px) && x <= Math.max(...xa.px);
     const inY = y >= Math.min(...ya.px) && y <= Math.max(...ya.px);
     if (!inX || !inY) continue;
@@ -631,5 +821,5 @@ function clearGrid(gd) {
   delete gd._fullLayout;
 }
 
-window.glassboxHeatmap = { gridFigure, renderGrid, clearGrid };
+window.glassboxSvgChart = { gridFigure, renderGrid, clearGrid };
 })();
