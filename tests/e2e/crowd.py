@@ -73,6 +73,18 @@ IDLE_OR_STALLED_JS = f"""(a) => {{
   const now = performance.timeOrigin + performance.now();
   return now - reopened > a.stall && !((s.lastDoneAt || 0) > reopened) ? 'stalled' : false;
 }}"""
+# What a failed step's page showed: its connection and script state, runs, websockets.
+STATE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]'), s = window.__glassbox || {};
+  const w = window.__glassbox_ws || {opens: [], closes: []}, now = Date.now();
+  return {connection: app?.getAttribute('data-test-connection-state'),
+          script: app?.getAttribute('data-test-script-state'), done: s.done,
+          statuses: (s.statuses || []).slice(-6),
+          heading: document.querySelector('h1')?.textContent,
+          ws_opened_s_ago: w.opens.map((t) => Math.round((now - t) / 100) / 10),
+          ws_closed_s_ago: w.closes.map((t) => Math.round((now - t) / 100) / 10),
+          last_message_s_ago: Math.round(performance.now() - (s.lastMsgAt || 0)) / 1000};
+}"""
 HEADING_JS = """(title) => document.querySelector('h1')?.textContent.trim() === title"""
 REPEAT_AFTER_S = 8  # after a reconnect, an action with no answer for this long is repeated
 BOOT_S = 45  # a first page whose app frame is not there by then failed to load: reloaded
@@ -268,6 +280,14 @@ class Session:
                 )
                 await drawn()
 
+        try:
+            await self._timed(kind, action, until, started)
+        except Exception as err:  # say which step, and what the page's connection showed
+            state = await self.page.evaluate(STATE_JS)
+            raise AssertionError(f"{kind}{f' to {page}' if page else ''}: {type(err).__name__}: "
+                                 f"{str(err)[:300]}; the page: {state}") from err
+
+    async def _timed(self, kind: str, action: Act, until: Act, started: float) -> None:
         for attempt in range(2):
             await self.page.wait_for_function(READY_JS, timeout=WAIT_S * 1000, polling=POLL_MS)
             before, acted = await self.runs(), time.time()
