@@ -272,6 +272,7 @@ COMMANDS = [
     ["-m", "classroom", "--help"],
     ["-m", "classroom", "open", "--help"],
     ["-m", "classroom", "results", "--help"],
+    ["bench/bench_classroom.py", "--help"],
 ]
 
 
