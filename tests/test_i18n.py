@@ -1,26 +1,23 @@
 """The two languages (issue 31): the catalogue, the particle helper, the language kept in
-the URL and across a change of language, the shared figure cache, and every page drawn in
-Korean without English left in it."""
+the URL and across a change of language, the shared figure cache. Every page drawn in
+Korean without English left in it: tests/test_walk.py."""
 
 from __future__ import annotations
 
-import html
 import re
 import subprocess
 import sys
-from functools import cache
 
 import pytest
 from babel.messages.catalog import Catalog
-from google.protobuf.json_format import MessageToDict
 
 import i18n.catalogue as catalogue
 from i18n import _, particle, using
 from model.kinds import CAPABILITIES, NO_MODEL, RUNS_ANOTHER
 from tests.charts import charts, figures
-from tests.test_app import EVERY_PAGE, app_test
+from tests.test_app import app_test
 from ui.registry import BY_KEY
-from ui.show import section_ids, section_key
+from ui.show import section_key
 from ui.state import UploadError, validate_upload
 
 HANGUL = re.compile(r"[가-힣]")
@@ -220,126 +217,3 @@ def test_the_figure_cache_never_serves_another_languages_figure() -> None:
     assert not any(HANGUL.search(t) for t in english)
     assert any(HANGUL.search(t) for t in korean), korean
     assert titles("en") == english
-
-
-# --- every page in Korean ------------------------------------------------------------------
-
-_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-# Where a person reads text: an element's or widget's fields, a figure's (titles, ticks,
-# legends, hovers, annotations); not ids, keys, or Plotly's settings ("right", "markers").
-ELEMENT_TEXT = {"body", "label", "help", "options", "placeholder", "caption"}
-FIGURE_TEXT = {"text", "ticktext", "name", "hovertemplate", "texttemplate", "customdata",
-               "hovertext", "fullScreenTitle", "dictionary"}  # fmt: skip
-
-
-def _strings(value: object, out: list[str], keys: set[str], inside: bool = False) -> None:
-    """Every string under one of `keys` in a proto's dict or a figure's JSON."""
-    if isinstance(value, str):
-        if inside:
-            out.append(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _strings(item, out, keys, inside or key in keys)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, out, keys, inside)
-
-
-def page_text(at) -> list[str]:
-    """What a person reads on the page: every element's and widget's text (values, labels,
-    help, options, placeholders), every table's column names and text cells, and every
-    chart's titles, axes, legends and hovers."""
-    found: list[str] = []
-
-    def walk(node: object) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None and type(node).__name__ != "UnknownElement":
-            _strings(MessageToDict(proto), found, ELEMENT_TEXT)
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-
-    walk(at._tree)
-    for frame in at.dataframe:  # a table's column names and text cells (Arrow, not in the proto)
-        table = frame.value
-        found += [str(c) for c in table.columns]
-        found += [v for c in table.columns for v in table[c].tolist() if isinstance(v, str)]
-    for chart in charts(at):
-        _strings({"figure": chart.figure, "config": chart.config}, found, FIGURE_TEXT)
-    return [html.unescape(s).replace("\\", "") for s in found]
-
-
-@cache
-def english_messages() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(message, the English pieces a Korean page must not show) for every message of the
-    source whose Korean differs from it: the message itself, or, for one with placeholders,
-    each piece between them of two words or more that the Korean does not keep."""
-    korean = catalogue.read_catalogue(catalogue.po_path())
-    found = []
-    for message in catalogue.extract():
-        if not message.id:
-            continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        entry = korean.get(message.id)
-        strings = entry.string if entry is not None else ""
-        strings = strings if isinstance(strings, tuple) else (strings,)
-        if all(catalogue.same_in_both(i) for i in ids) or any(s == i for s in strings
-                                                                 for i in ids):  # fmt: skip
-            continue
-        pieces = tuple(
-            piece.strip(" :;,.·()")
-            for i in ids
-            for piece in _PLACEHOLDER.split(i.replace("{{", "{").replace("}}", "}"))
-        )
-        if _PLACEHOLDER.search(ids[0]):  # a piece the Korean keeps too ("Hugging Face") is none
-            pieces = tuple(p for p in pieces if len(p.split()) >= 2 and len(p) >= 10
-                           and not any(p in k for k in strings))  # fmt: skip
-        else:
-            pieces = tuple(p for p in {ids[0].strip()} if len(p) >= 4)
-        if pieces:
-            found.append((ids[0], pieces))
-    return tuple(found)
-
-
-def english_left(texts: list[str]) -> list[str]:
-    """The catalogue messages still shown in English in `texts`: a one-word message that
-    is a whole text, a longer one (or a piece of one with placeholders) inside a text."""
-    left = []
-    for message, pieces in english_messages():
-        for piece in pieces:
-            if " " not in piece:
-                hit = any(text.strip() == piece for text in texts)
-            else:
-                pattern = re.compile(rf"(?<![A-Za-z]){re.escape(piece)}(?![A-Za-z])")
-                hit = any(pattern.search(text) for text in texts)
-            if hit:
-                left.append(message)
-                break
-    return left
-
-
-def korean_page(key: str) -> tuple[list[str], list[str]]:
-    """The page in Korean, every section tab opened in turn: (what it shows, exceptions)."""
-    at = app_test(key)
-    at.session_state["lang"] = "ko"
-    at.run()
-    texts, errors = page_text(at), [e.message for e in at.exception]
-    for tab in section_ids(key)[1:] if at.tabs else ():
-        at.session_state[section_key(key)] = tab
-        at.run()
-        texts += page_text(at)
-        errors += [e.message for e in at.exception]
-    return texts, errors
-
-
-@pytest.mark.parametrize("key", EVERY_PAGE)
-def test_every_korean_page_is_korean(key: str, in_korean) -> None:
-    """Every page (explorer pages, the lecture's overview and steps) drawn in Korean shows
-    no catalogue message in English; the failure lists the ones left, for the translators
-    (their drafts: locale/ko/drafts/, then python -m i18n.catalogue)."""
-    texts, errors = korean_page(key)
-    assert not errors, errors
-    assert any(HANGUL.search(t) for t in texts), "nothing in Korean at all"
-    left = english_left(texts)
-    assert not left, f"{key}: {len(left)} message(s) still in English:\n" + "\n".join(
-        f"  {m!r}" for m in left
-    )

@@ -16,23 +16,6 @@ from tests.test_app import TIMEOUT, app_test, assert_ok, charts, page
 from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS
 
 STEP_KEYS = [step.key for step in STEPS]
-# The tokens of each step's own example that its figure must show once revealed.
-EXAMPLE_TOKENS = {
-    "lecture-rnn-bottleneck": ["clauses in the sentence"],
-    "lecture-attention": ["river", "bank", "swam"],
-    "lecture-query-key-value": ["c++", "haskell"],
-    "lecture-tokens-and-embeddings": ["industrial", "aluminum"],
-    "lecture-positional-encoding": ["dog", "man", "bit"],
-    "lecture-watch-it-learn": ["reverse", "without positions"],
-    "lecture-similarity-and-softmax": ["bank", "river"],
-    "lecture-multi-head-attention": ["researcher", "assistant"],
-    "lecture-transformer-layer": ["cat", "mat"],
-    "lecture-cross-attention": ["school"],
-    "lecture-bert": ["[MASK]", "river"],
-    "lecture-gpt": ["school"],
-    "lecture-vision-transformer": ["[CLS]"],
-    "lecture-build-it-yourself": ["cat", "warm"],
-}
 
 
 def reveal(at: AppTest) -> AppTest:
@@ -72,28 +55,6 @@ def test_an_old_numbered_link_opens_the_same_step() -> None:
     lines = [t.value for t in at.text]
     assert lines == [f"lecture_{n} hidden -> lecture-{slug}" for n, slug in OLD_NUMBERS.items()]
     assert "lecture_5 hidden -> lecture-positional-encoding" in lines
-
-
-@pytest.mark.parametrize("present", [False, True], ids=["plain", "presenter"])
-@pytest.mark.parametrize("key", STEP_KEYS)
-def test_each_step_asks_first_then_shows_its_example(key: str, present: bool) -> None:
-    at = page(key, present=present)
-    assert_ok(at)
-    step = BY_SLUG[key.removeprefix("lecture-")]
-    assert at.title[0].value == f"{step.number}. {step.title}"
-    assert any("Predict first" in m.value for m in at.markdown)
-    before = set(charts(at))
-    at = reveal(at)
-    assert_ok(at)
-    after = charts(at)
-    assert set(after) - before, "revealing draws the model's figure"
-    answers = [m.value for m in (*at.success, *at.warning, *at.info)]
-    assert any("The model's answer" in a for a in answers)
-    text = " ".join(json.dumps(fig) for fig in after.values())
-    for token in EXAMPLE_TOKENS[key]:
-        assert json.dumps(token)[1:-1] in text, f"{key} shows {token}"
-    styles = [el for el in at.get("html") if "stSidebar" in getattr(el.proto, "body", "")]
-    assert bool(styles) == present, "presenter mode hides the sidebar, and only then"
 
 
 def test_a_right_guess_is_praised_and_a_wrong_one_corrected() -> None:

@@ -1,8 +1,8 @@
-"""Lecture mode in Korean (issue 31) through AppTest: every step, its questions revealed (the
-knock-out question of the heads step and the lab's too), draws with no exception, says its
-title, question and answer in Korean, and shows no catalogue message in English
-(tests/test_i18n.py's check, which sees only a page's first view); a choice is kept as its
-id whatever language shows it."""
+"""Lecture mode in Korean (issue 31) beyond the page walk (tests/test_walk.py draws every
+step in Korean, each question revealed, with no catalogue message left in English): every
+lecture message in the draft, the overview's links, a choice kept and compared as its id,
+the particle of a wrong guess, a measured figure in a Korean sentence, the thumbnails, the
+live training in Korean."""
 
 from __future__ import annotations
 
@@ -13,15 +13,14 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from streamlit.testing.v1 import AppTest
 
-from i18n import catalogue, using
+from i18n import _, catalogue, using
 from tests.charts import charts
 from tests.test_app import ROOT, app_test, assert_ok
-from tests.test_i18n import english_left, page_text
-from tests.test_lecture import STEP_KEYS, reveal
+from tests.test_lecture import reveal
+from tests.walk import HANGUL, english_left, page_text
 from ui.lecture.steps import heads, positions
-from ui.lecture.syllabus import BY_SLUG, STEPS
+from ui.lecture.syllabus import STEPS
 
-OPENED = {"lecture-multi-head-attention": "l7_knock"}  # a question drawn only once opened
 _FIELD = re.compile(r"\{[^{}]*\}")
 
 
@@ -58,33 +57,6 @@ def test_the_check_would_see_english() -> None:
     assert english_left(["Reveal the model's answer", "x"]) == ["Reveal the model's answer"]
     assert english_left(["In layer 1, head 3 of clm, with weight 0.54."]) == [
         "In {where}, with weight {weight:.2f}."]  # fmt: skip
-
-
-@pytest.mark.parametrize("present", [False, True], ids=["plain", "presenter"])
-@pytest.mark.parametrize("key", STEP_KEYS)
-def test_each_step_speaks_korean_with_its_answer_revealed(key: str, present: bool) -> None:
-    at = korean(key, present=present)
-    assert_ok(at)
-    step = BY_SLUG[key.removeprefix("lecture-")]
-    with using("ko"):
-        title = f"{step.number}. {step.title}"
-    assert at.title[0].value == title and re.search("[가-힣]", title)
-    if key in OPENED:
-        at.session_state[OPENED[key]] = True
-        at.run()
-    pieces = page_text(at)
-    assert any("먼저 예측해 보세요" in p for p in pieces), "the question, in Korean"
-    assert any(p == "모델의 답 보기" for p in pieces)
-    at = reveal(at)
-    assert_ok(at)
-    for button in [b for b in at.button if b.key and b.key.endswith("_reveal")][1:]:
-        at = button.click().run()  # the step's other questions (knock-out, spot the bug)
-        assert_ok(at)
-    answers = [m.value for m in (*at.success, *at.warning, *at.info)]
-    assert any(a.startswith("모델의 답:") for a in answers), answers
-    pieces = page_text(at)
-    left = english_left(pieces)
-    assert not left, f"{key} shows English: {left}"
 
 
 def test_the_korean_overview_links_every_step_in_korean() -> None:
@@ -137,7 +109,9 @@ def test_the_korean_step_fills_in_the_reports_measured_figure() -> None:
     rate = cache.translation_report()["models"][name]["by_clauses"]["8"]["exact_match"]
     at = reveal(korean("lecture-rnn-bottleneck"))
     said = " ".join(m.value for m in (*at.info, *at.success, *at.warning))
-    assert f"보류해 둔 문장으로 측정한 결과: 절 여덟 개에서 {rate:.1%}." in said
+    with using("ko"):
+        want = _("Measured on held-out sentences: {rate:.1%} at eight clauses.", rate=rate)
+    assert HANGUL.search(want) and f"{rate:.1%}" in want and want in said
 
 
 def test_the_korean_overview_shows_korean_thumbnails() -> None:

@@ -1,72 +1,20 @@
-"""The explorer pages drawn in Korean (issue 31): each page, run with the session's
-language set to Korean before its first run, shows no exception and says a few of its own
-sentences in Korean (the translations in locale/ko/drafts/pages.po, compiled into the
-catalogue by `python -m i18n.catalogue`)."""
+"""The explorer pages' Korean beyond what the page walk checks (tests/test_walk.py draws
+every page and tab in Korean, with its own sentences, SAYS): an English session unchanged,
+notes and errors that keep no language, knocked-out heads described in both languages."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from i18n import N_, using
 from model import CLEAN, RunOptions
 from model.contract import Note
-from tests.charts import charts
 from tests.test_app import app_test
 from tests.test_vision_page import png
+from tests.walk import page_text
 from ui.parts.interventions.knockout import described
 from ui.parts.vision import ImageError, decode_image, said
-from ui.show import section_key
-
-KINDS = ("title", "markdown", "caption", "subheader", "info", "error", "warning", "code")
-WIDGETS = ("selectbox", "multiselect", "slider", "radio", "toggle", "text_input", "button")
-
-SAYS = {  # (page, open tab or None) -> sentences (or their start) it shows in Korean
-    ("tokens", None): ["모델은 글자를 보지 않습니다", "토큰 임베딩 (토큰 × 차원)", "수치"],
-    ("tokens", "neighbours"): ["**어휘에서 가장 가까운 토큰** (코사인)",
-                               "주성분 분석(PCA)은 벡터를"],
-    ("positional", None): ["어텐션은 모든 토큰을 다른 모든 토큰과 비교할 뿐", "첫 번째 아이디어"],
-    ("positional", "order"): ["위치 정보가 없으면 어순이 보이지 않습니다",
-                              "코사인 (위치 없음)"],
-    ("attention", None): ["각 토큰은 **쿼리**를 던지고", "행은 쿼리, 열은 키이며",
-                          "단계별로: 레이어 1, 헤드 1"],
-    ("masked", None): ["BERT 같은 인코더는", "모델의 추측", "마스크할 토큰"],
-    ("masked", "learns"): ["BERT의 학습 방식: 무작위로 뽑은 토큰 15%", "다시 뽑기"],
-    ("masked", "knockout"): ["헤드를 하나씩 제거했을 때", "함께 제거할 헤드"],
-    ("causal", None): ["GPT 같은 디코더는 **왼쪽**만 볼 수 있습니다", "인과 마스크"],
-    ("causal", "writing"): ["다음 토큰", "한 번에 한 토큰씩 생성하기", "온도"],
-    ("rnn", None): ["순환 신경망은 문장을", "한 단어씩 읽기", "측정한 병목"],
-    ("cross_attention", None): ["인코더는 셀프 어텐션으로 영어 문장을 읽습니다", "원문 (인코더)",
-                                "교차 어텐션: 쿼리는 디코더에서, 키는 인코더에서"],
-    ("vision", None): ["비전 트랜스포머(ViT)는", "테스트 이미지", "토큰이 된 패치"],
-    ("vision", "cls"): ["[CLS]가 보는 곳", "롤아웃: 모든 레이어, 헤드 평균"],
-}
-
-
-def page_text(at: AppTest) -> str:
-    """Everything the page wrote that a person reads: text elements, widget labels and
-    options, table columns, tab labels, chart specs (their titles)."""
-    said = [str(e.value) for kind in KINDS for e in getattr(at, kind)]
-    for kind in WIDGETS:
-        for w in getattr(at, kind):
-            said.append(w.label)
-            said.extend(str(o) for o in getattr(w, "options", []) or [])
-    said.extend(str(c) for frame in at.dataframe for c in frame.value.columns)
-    said.extend(tab.label for tab in at.tabs)
-    said.extend(json.dumps(c.figure, ensure_ascii=False) for c in charts(at))
-    return "\n".join(said)
-
-
-def korean(name: str, **state: object) -> AppTest:
-    """`name` run once in Korean, with `state` set first."""
-    at = app_test(name)
-    at.session_state["lang"] = "ko"
-    for key, value in state.items():
-        at.session_state[key] = value
-    return at.run()
 
 
 @pytest.fixture(autouse=True)
@@ -76,20 +24,11 @@ def in_korean(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GLASSBOX_LANG", "ko")
 
 
-@pytest.mark.parametrize(("name", "tab"), list(SAYS), ids=[f"{n}-{t}" for n, t in SAYS])
-def test_the_page_speaks_korean(name: str, tab: str | None) -> None:
-    at = korean(name, **({} if tab is None else {section_key(name): tab}))
-    assert not at.exception, [e.value for e in at.exception]
-    text = page_text(at)
-    missing = [s for s in SAYS[name, tab] if s not in text]
-    assert not missing, f"not on the Korean {name} page ({tab}): {missing}"
-
-
 def test_an_english_session_is_unchanged() -> None:
     """The same page without a language chosen: the English sentences, no Hangul."""
     at = app_test("positional").run()
     assert not at.exception
-    text = page_text(at)
+    text = "\n".join(page_text(at))
     assert "First idea: write the position in binary" in text
     assert "Attention compares every token with every other one" in text
     assert "첫 번째 아이디어" not in text and "위치 인코딩" not in text

@@ -13,7 +13,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e import harness
 from tests.e2e.test_pages import assert_clean
-from tests.test_lecture import EXAMPLE_TOKENS
+from tests.walk import EXAMPLE_TOKENS
 from ui.lecture.syllabus import STEPS
 
 pytestmark = pytest.mark.e2e

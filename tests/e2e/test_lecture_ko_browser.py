@@ -18,8 +18,7 @@ from i18n import _, using
 from tests.e2e import harness
 from tests.e2e.test_lecture_browser import PROJECTOR, heading
 from tests.e2e.test_pages import assert_clean
-from tests.test_i18n import english_left
-from tests.test_lecture import EXAMPLE_TOKENS
+from tests.walk import EXAMPLE_TOKENS, english_left
 from ui.lecture.syllabus import STEPS
 
 pytestmark = pytest.mark.e2e
