@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import multiprocessing as mp
+import queue as queue_module
 import statistics
 import sys
 import tempfile
@@ -121,7 +122,8 @@ def class_of_100(url: str, students: int = 100, seconds: float = 10.0,
     seen: dict[str, float] = {}  # student -> when the teacher's poll first counted them
     from sqlalchemy import select
 
-    while any(p.is_alive() for p in procs) or len(seen) < students:
+    while True:
+        running = any(p.is_alive() for p in procs)
         counted = sum(store.tally(opened.code, opened.key, POLL).values())
         now = time.time()
         if counted > len(seen):
@@ -129,12 +131,16 @@ def class_of_100(url: str, students: int = 100, seconds: float = 10.0,
                 for (student,) in conn.execute(select(votes.c.student).where(
                         votes.c.code == opened.code)):  # fmt: skip
                     seen.setdefault(student, now)
-        if not any(p.is_alive() for p in procs) and counted >= students:
+        if not running:
             break
         time.sleep(POLL_EVERY)
-    sent = dict(queue.get() for _ in range(students))
     for p in procs:
         p.join()
+    sent = {}
+    with contextlib.suppress(queue_module.Empty):
+        while True:
+            student, at = queue.get(timeout=1)
+            sent[student] = at
     delays = sorted(seen[s] - t for s, t in sent.items() if s in seen)
     counted = sum(store.tally(opened.code, opened.key, POLL).values())
     store.close(opened.code, opened.key)

@@ -38,6 +38,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     case,
     create_engine,
     delete,
@@ -214,6 +215,16 @@ _engines: dict[str, Engine] = {}
 _lock = threading.Lock()
 
 
+def _forget_engines() -> None:
+    """In a forked child: drop the parent's pooled connections without closing them (a
+    socket shared by two processes corrupts both sides' conversations)."""
+    for engine in _engines.values():
+        engine.dispose(close=False)
+
+
+os.register_at_fork(after_in_child=_forget_engines)
+
+
 def engine_for(url: str) -> Engine:
     """One engine (one connection pool) per database URL per process, schema created once."""
     with _lock:
@@ -239,6 +250,47 @@ class Store:
         self.clock = clock
         self.engine = engine_for(self.url)
         self.insert = (postgresql if self.engine.dialect.name == "postgresql" else sqlite).insert
+        self.hot = self._statements()
+        self.raw = {name: self._compile(self.hot[name]) for name in ("count", "ask", "vote")}
+
+    def _compile(self, statement) -> tuple[str, dict, tuple | None]:  # noqa: ANN001
+        """An upsert compiled once: SQLAlchemy does not cache the dialects' ON CONFLICT
+        inserts (inherit_cache = False), and compiling one cost more than running it."""
+        compiled = statement.compile(dialect=self.engine.dialect)
+        return str(compiled), dict(compiled.params), compiled.positiontup
+
+    def _run(self, conn: Connection, name: str, values: dict):  # noqa: ANN201
+        """Run the compiled upsert `name` with its named values (still bound, never pasted)."""
+        sql, defaults, order = self.raw[name]
+        merged = defaults | values
+        params = tuple(merged[k] for k in order) if order else merged
+        return conn.exec_driver_sql(sql, params)
+
+    def _statements(self) -> dict:
+        """The statements every poll and vote runs, built once with named bound parameters
+        (building a statement costs more than running it on SQLite)."""
+        p, fresh = bindparam, students.c.minute <= bindparam("fresh")
+        return {
+            "live": select(classes.c.key_hash, classes.c.step).where(
+                classes.c.code == p("code"), classes.c.expires > p("now")),
+            "shown": select(polls.c.poll).where(polls.c.code == p("code"),
+                                                polls.c.revealed.is_(True)),
+            "count": self.insert(students).values(
+                code=p("code"), student=p("student"), minute=p("now"), count=1)
+            .on_conflict_do_update(index_elements=["code", "student"], set_={
+                "minute": case((fresh, p("now")), else_=students.c.minute),
+                "count": case((fresh, 1), else_=students.c.count + 1)})
+            .returning(students.c.count),
+            "ask": self.insert(polls).values(code=p("code"), poll=p("poll"), revealed=False,
+                                             choices=p("choices")).on_conflict_do_nothing(),
+            "vote": self.insert(votes).values(code=p("code"), poll=p("poll"),
+                                              student=p("student"), answer=p("answer"),
+                                              at=p("now")).on_conflict_do_update(
+                index_elements=["code", "poll", "student"],
+                set_={"answer": p("answer"), "at": p("now")}),
+            "tally": select(votes.c.answer, func.count()).where(
+                votes.c.code == p("code"), votes.c.poll == p("poll")).group_by(votes.c.answer),
+        }  # fmt: skip
 
     @contextmanager
     def _tx(self, write: bool = False) -> Iterator[Connection]:
@@ -269,8 +321,7 @@ class Store:
 
     def _live(self, conn: Connection, code: str) -> tuple[str, str]:
         """(key hash, step) of a live class, or NoSuchClass."""
-        row = conn.execute(select(classes.c.key_hash, classes.c.step).where(
-            classes.c.code == code, classes.c.expires > self.clock())).first()  # fmt: skip
+        row = conn.execute(self.hot["live"], {"code": code, "now": self.clock()}).first()
         if row is None:
             raise NoSuchClass("no such class")
         return row.key_hash, row.step
@@ -339,8 +390,7 @@ class Store:
         code = clean_code(value)
         with self._tx() as conn:
             _hash, step = self._live(conn, code)
-            shown = conn.execute(select(polls.c.poll).where(polls.c.code == code,
-                                                            polls.c.revealed.is_(True)))
+            shown = conn.execute(self.hot["shown"], {"code": code})
             return Snapshot(step, frozenset(r.poll for r in shown))
 
     # --- polls --------------------------------------------------------------------------------
@@ -353,9 +403,8 @@ class Store:
             self._ask(conn, code, poll, choices)
 
     def _ask(self, conn: Connection, code: str, poll: str, choices: list[str]) -> None:
-        conn.execute(self.insert(polls).values(code=code, poll=poll[:MAX_ID], revealed=False,
-                     choices=json.dumps([c[:MAX_ID] for c in choices], ensure_ascii=False))
-                     .on_conflict_do_nothing())  # fmt: skip
+        self._run(conn, "ask", {"code": code, "poll": poll[:MAX_ID], "choices": json.dumps(
+            [c[:MAX_ID] for c in choices], ensure_ascii=False)})  # fmt: skip
 
     def vote(self, value: object, student: str, poll: str, answer: object,
              choices: list[str]) -> None:  # fmt: skip
@@ -367,21 +416,14 @@ class Store:
         if not isinstance(answer, str) or answer not in choices or len(answer) > MAX_ID:
             raise Refused("not one of the question's answers")
         now = self.clock()
-        new_minute = students.c.minute <= now - 60
+        values = {"code": code, "student": student, "poll": poll[:MAX_ID], "answer": answer,
+                  "now": now, "fresh": now - 60}  # fmt: skip
         with self._tx(write=True) as conn:
             self._live(conn, code)
-            count = conn.execute(
-                self.insert(students).values(code=code, student=student, minute=now, count=1)
-                .on_conflict_do_update(index_elements=["code", "student"], set_={
-                    "minute": case((new_minute, now), else_=students.c.minute),
-                    "count": case((new_minute, 1), else_=students.c.count + 1)})
-                .returning(students.c.count)).scalar_one()  # fmt: skip
+            count = self._run(conn, "count", values).scalar_one()
             if count <= VOTES_PER_MINUTE:
                 self._ask(conn, code, poll, choices)
-                conn.execute(self.insert(votes).values(code=code, poll=poll[:MAX_ID],
-                             student=student, answer=answer, at=now).on_conflict_do_update(
-                             index_elements=["code", "poll", "student"],
-                             set_={"answer": answer, "at": now}))  # fmt: skip
+                self._run(conn, "vote", values)
         if count > VOTES_PER_MINUTE:
             raise TooFast(f"more than {VOTES_PER_MINUTE} votes a minute")
 
@@ -421,8 +463,7 @@ class Store:
             return self._tally(conn, code, poll)
 
     def _tally(self, conn: Connection, code: str, poll: str) -> dict[str, int]:
-        rows = conn.execute(select(votes.c.answer, func.count()).where(
-            votes.c.code == code, votes.c.poll == poll).group_by(votes.c.answer))  # fmt: skip
+        rows = conn.execute(self.hot["tally"], {"code": code, "poll": poll})
         return {answer: int(n) for answer, n in rows}
 
     def results(self, value: object) -> dict:
