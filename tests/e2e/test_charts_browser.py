@@ -6,6 +6,7 @@ place; full screen fills the screen and gives the chart its own size back."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -80,7 +81,8 @@ DRAWN_TICKS = """(g) => ['.xtick text', '.ytick text'].map(
 def test_a_heatmap_is_drawn_without_plotly_with_its_tokens_and_hovers(app_server, page) -> None:
     """The head's heatmap is one SVG drawn by the chart element (no Plotly plot inside): the
     sentence's tokens in order on both axes (the repeated "the" twice), each cell's hover
-    naming its query, key and weight, and another head drawn in the same element."""
+    naming its query, key and weight, the camera saving a PNG, and another head drawn in the
+    same element."""
     query = urlencode({"sentence": "the river bank and the boat"})
     harness.open_app(page, f"{app_server.url}/attention?{query}", charts=True)
     page.wait_for_selector(f"{HEATMAP} .main-svg image")
@@ -100,6 +102,13 @@ def test_a_heatmap_is_drawn_without_plotly_with_its_tokens_and_hovers(app_server
     )
     page.mouse.move(0, 0)
     hover.wait_for(state="hidden")
+
+    chart.hover()
+    with page.expect_download() as download:
+        chart.locator('[data-title="Download plot as a PNG"]').click()
+    png = download.value
+    assert png.suggested_filename.endswith(".png")
+    assert Path(png.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     show_head_2(page)
     assert chart.evaluate(DRAWN_TICKS) == [keys, queries]
