@@ -298,12 +298,17 @@ def class_said(counts: dict[str, int], answer: str, why: str,
              top=md_escape(label(top)), said=_said(answer, why, label))  # fmt: skip
 
 
+def class_bars(shares: list[tuple[str, float]], title: str):  # noqa: ANN201 (a go.Figure)
+    """viz.topk_bar of the class's shares, its axis named for what it shows."""
+    return viz.topk_bar(shares, title=title).update_xaxes(title_text=_("share of the class"))
+
+
 def histogram(key: str, poll: str, counts: dict[str, int], choices: list[str],
               label: Callable[[str], str]) -> None:  # fmt: skip
     """The class's answers: one bar per answer (its share), and the counts as text."""
     votes = sum(counts.values()) or 1
     shares = [(label(c), counts.get(c, 0) / votes) for c in choices]
-    chart(f"{key}_class", (poll, tuple(sorted(counts.items()))), viz.topk_bar, shares,
+    chart(f"{key}_class", (poll, tuple(sorted(counts.items()))), class_bars, shares,
           title=_("the class's answers"), filename="class_answers")  # fmt: skip
     st.markdown(" · ".join(f"{md_escape(label(c))}: {counts.get(c, 0)}" for c in choices))
 
