@@ -25,8 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 COOKIE = "glassbox_replica"  # names the replica a browser is pinned to: r1, r2, ...
 SERVER = "server 127.0.0.1:{} max_fails=1 fail_timeout=5s{};"  # passive health check
 
@@ -40,9 +40,9 @@ def find_nginx() -> str | None:
     return None
 
 
-def free_port(address: str = "127.0.0.1") -> int:
+def free_port() -> int:
     with socket.socket() as s:
-        s.bind((address, 0))
+        s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
@@ -104,7 +104,7 @@ def write_configs(run: Path, ports: list[int], listen: str, nginx: str) -> None:
     (run / "supervisord.conf").write_text(render("supervisord.conf.in", {
         **common, "REPLICAS": replicas, "PROGRAMS": names, "NGINX": nginx,
         "PORTS": ",".join(map(str, ports)), "URL": f"http://{listen}"}))  # fmt: skip
-    for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+    for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):  # nginx's temp folders
         (run / "tmp" / sub).mkdir(parents=True, exist_ok=True)
 
 
@@ -149,10 +149,9 @@ def main(argv: list[str] | None = None) -> int:
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop)
-    print(f"serving on http://{args.address}:{args.port} with {args.replicas} replicas, "
-          f"{threads} torch threads each (Ctrl+C stops everything)\n"
-          f"run folder {run}; look: {Path(sys.executable).parent}/supervisorctl -c "
-          f"{run}/supervisord.conf status", flush=True)  # fmt: skip
+    print(f"serving on http://{args.address}:{args.port} (Ctrl+C stops everything); look: "
+          f"{Path(sys.executable).parent}/supervisorctl -c {run}/supervisord.conf status",
+          flush=True)  # fmt: skip
     return supervisord.wait()
 
 
