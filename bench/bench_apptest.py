@@ -10,7 +10,10 @@ For each page and a 20-token sentence (specials included), the median wall time 
                 kept); AppTest reruns the whole script, so this is an upper bound on the
                 fragment rerun a browser does
 and a trivial one-slider page, run the same way, as a yardstick (last column: first-view
-picker time over the trivial page's).
+picker time over the trivial page's). A second table gives the server's CPU time for a new
+sentence (the script thread's, so other jobs on the machine barely move it): the whole run,
+the part spent building and writing figures (ui.figures.figure_json), and the trivial
+page's run for comparison (issue 38).
 The browser's own numbers (render, network) are measured by the delivery benchmarks; this
 table is the server side. Prints a markdown table; asserts nothing.
 """
@@ -27,9 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from streamlit.runtime.scriptrunner import script_runner  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import model  # noqa: E402
+import ui.figures  # noqa: E402
 from ui.show import section_key  # noqa: E402
 
 BASE = "the researcher asked the assistant to run the experiment again because he was not"
@@ -78,6 +83,37 @@ def sentence_of(n_tokens: int, variant: int) -> str:
     return " ".join(words)
 
 
+CPU: dict[str, float] = {}  # thread CPU seconds of the last runs, by part
+
+
+def _thread_cpu(part: str, function: Callable) -> Callable:
+    """`function`, adding the CPU time of its thread to CPU[part]."""
+
+    def timed(*args: object, **kwargs: object) -> object:
+        start = time.thread_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            CPU[part] = CPU.get(part, 0.0) + time.thread_time() - start
+
+    return timed
+
+
+script_runner.ScriptRunner._run_script = _thread_cpu("run", script_runner.ScriptRunner._run_script)
+ui.figures.figure_json = _thread_cpu("figures", ui.figures.figure_json)
+
+
+def cpu_ms(action: Callable[[], None], repeats: int) -> dict[str, float]:
+    """Median CPU ms of the script thread per part ("run", "figures") over `repeats` calls."""
+    seen: dict[str, list[float]] = {"run": [], "figures": []}
+    for _ in range(repeats):
+        CPU.clear()
+        action()
+        for part, values in seen.items():
+            values.append(1000 * CPU.get(part, 0.0))
+    return {part: statistics.median(values) for part, values in seen.items()}
+
+
 def median_ms(action: Callable[[], None], repeats: int) -> float:
     times = []
     for _ in range(repeats):
@@ -102,6 +138,9 @@ def bench_page(name: str, repeats: int, tokens: int) -> dict[str, float]:
     result["new sentence"] = median_ms(
         lambda: at.text_area(key="w_sentence").input(next(queue)).run(), repeats
     )
+    more = iter([sentence_of(tokens, next(variants)) for _ in range(repeats)])
+    cpu = cpu_ms(lambda: at.text_area(key="w_sentence").input(next(more)).run(), repeats)
+    result |= {f"cpu {part}": value for part, value in cpu.items()}
 
     _, pick = PICKERS[name]
     if name in PICKER_TABS:  # the picker sits in a section tab: opened (a rerun) first
@@ -116,11 +155,13 @@ def bench_page(name: str, repeats: int, tokens: int) -> dict[str, float]:
     return result
 
 
-def bench_trivial(repeats: int) -> float:
+def bench_trivial(repeats: int) -> tuple[float, float]:
+    """The trivial page's rerun: wall ms, and the script thread's CPU ms."""
     at = AppTest.from_string(TRIVIAL, default_timeout=60).run()
     values = iter(range(1, 10_000))
     at.run()
-    return median_ms(lambda: at.slider(key="x").set_value(next(values)).run(), repeats)
+    wall = median_ms(lambda: at.slider(key="x").set_value(next(values)).run(), repeats)
+    return wall, cpu_ms(lambda: at.slider(key="x").set_value(next(values)).run(), repeats)["run"]
 
 
 def main() -> None:
@@ -130,17 +171,26 @@ def main() -> None:
     parser.add_argument("--pages", nargs="*", default=list(PICKERS))
     args = parser.parse_args()
 
-    trivial = bench_trivial(args.repeats)
+    trivial, trivial_cpu = bench_trivial(args.repeats)
     print(f"AppTest rerun, median of {args.repeats}, {args.tokens}-token sentence, CPU\n")
     columns = ["full rerun", "new sentence", "picker, first view", "picker, seen before"]
     print("| page (picker) | " + " | ".join(f"{c} (ms)" for c in columns) + " | vs trivial |")
     print("|---|" + "---:|" * (len(columns) + 1))
+    results = {}
     for name in args.pages:
-        r = bench_page(name, args.repeats, args.tokens)
+        r = results[name] = bench_page(name, args.repeats, args.tokens)
         cells = " | ".join(f"{r[c]:.0f}" for c in columns)
         ratio = r["picker, first view"] / trivial
         print(f"| {name} ({PICKERS[name][0]}) | {cells} | {ratio:.0f}x |")
     print(f"| trivial one-slider page | {trivial:.0f} | – | {trivial:.0f} | {trivial:.0f} | 1x |")
+    print("\nA new sentence: the script thread's CPU, median ms (the whole page: AppTest reruns")
+    print(f"it all); the trivial page's run took {trivial_cpu:.1f} ms\n")
+    print("| page | run | figures | the rest | run / trivial |")
+    print("|---|---:|---:|---:|---:|")
+    for name, r in results.items():
+        run, figures = r["cpu run"], r["cpu figures"]
+        print(f"| {name} | {run:.0f} | {figures:.0f} | {run - figures:.0f} "
+              f"| {run / max(trivial_cpu, 1e-9):.0f}x |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -821,5 +821,22 @@ function clearGrid(gd) {
   delete gd._fullLayout;
 }
 
+// The hover box and the toolbar's look: here, once a page (CSS given to the chart element
+// travels with every chart's message).
+const STYLE = `
+.gb-chart .gb-hover { position: absolute; display: none; pointer-events: none; z-index: 2;
+  white-space: pre; padding: 4px 8px; background: #fff; color: #222; border: 1px solid #888;
+  border-radius: 3px; font-size: 14px; }
+.gb-chart .gb-modebar { position: absolute; top: 2px; right: 2px; display: flex; gap: 2px;
+  opacity: 0; transition: opacity 0.2s; }
+.gb-chart:hover .gb-modebar, .gb-chart .gb-modebar:focus-within { opacity: 1; }
+.gb-chart .gb-modebar .modebar-btn { border: 0; background: transparent; color: #999;
+  padding: 4px; cursor: pointer; line-height: 0; }
+.gb-chart .gb-modebar .modebar-btn:hover { color: #444; }
+`;
+const style = document.createElement("style");
+style.textContent = STYLE;
+document.head.appendChild(style);
+
 window.glassboxSvgChart = { gridFigure, renderGrid, clearGrid };
 })();

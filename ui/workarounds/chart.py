@@ -48,19 +48,7 @@ _LOAD_JS = (
     .replace("PLOTLY_URL", PLOTLY_URL).replace("SVG_CHART_URL", SVG_CHART_URL)
 )  # fmt: skip
 _CHART_JS = _LOAD_JS + (_HERE / "chart.js").read_text(encoding="utf-8")
-_CSS = """
-.gb-chart { position: relative; }
-.gb-chart:fullscreen { background: #fff; }
-.gb-chart .gb-hover { position: absolute; display: none; pointer-events: none; z-index: 2;
-  white-space: pre; padding: 4px 8px; background: #fff; color: #222; border: 1px solid #888;
-  border-radius: 3px; font-size: 14px; }
-.gb-chart .gb-modebar { position: absolute; top: 2px; right: 2px; display: flex; gap: 2px;
-  opacity: 0; transition: opacity 0.2s; }
-.gb-chart:hover .gb-modebar, .gb-chart .gb-modebar:focus-within { opacity: 1; }
-.gb-chart .gb-modebar .modebar-btn { border: 0; background: transparent; color: #999;
-  padding: 4px; cursor: pointer; line-height: 0; }
-.gb-chart .gb-modebar .modebar-btn:hover { color: #444; }
-"""
+_CSS = ".gb-chart { position: relative; } .gb-chart:fullscreen { background: #fff; }"
 
 _chart = st.components.v2.component("glassbox_chart", js=_CHART_JS, css=_CSS, isolate_styles=False)
 
