@@ -1,6 +1,7 @@
 """The translation pages' shared input: one English sentence of the toy grammar (kept for
-both pages in session state "tr_sentence"), the lecture's presets, and what to do with words
-outside the vocabulary."""
+both pages in session state "tr_sentence", and in the tab's URL as `english=`, so a tab that
+moves to another replica keeps it: deploy/failover.py restores a tab from its URL), the
+lecture's presets, and what to do with words outside the vocabulary."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from model.examples import TRANSLATION_EXAMPLES, TRANSLATION_PROBES
 from ui import cache
 from ui.figures import chart
 from ui.show import md_escape
+from ui.state import MAX_URL_CHARS
 from ui.view import Opened
 
 BANKS = TRANSLATION_PROBES[3:5]  # the money bank (은행) and the river bank (강둑)
 MAX_CHARS = 2000  # longer input is cut before it reaches the model (the context is far less)
+URL_KEY = "english"  # the sentence's query parameter
 
 
 def _on_sentence() -> None:
@@ -33,7 +36,13 @@ def _on_example() -> None:
 def english_sentence() -> str:
     """The English sentence box and the lecture's presets; stops the page when it is empty."""
     ss = st.session_state
-    ss.setdefault("tr_sentence", next(iter(TRANSLATION_EXAMPLES)))
+    if "tr_sentence" not in ss:  # a fresh session: the URL's sentence, else the first example
+        from_url = st.query_params.get(URL_KEY, "")[:MAX_CHARS]
+        ss["tr_sentence"] = from_url or next(iter(TRANSLATION_EXAMPLES))
+    if 0 < len(ss["tr_sentence"]) <= MAX_URL_CHARS and st.query_params.get(URL_KEY) != (
+        ss["tr_sentence"]
+    ):  # written first: a page change clears the query string
+        st.query_params[URL_KEY] = ss["tr_sentence"]
     ss["w_tr_sentence"] = ss["tr_sentence"]  # widget state is dropped between pages
     left, right = st.columns([3, 2])
     left.text_input(
