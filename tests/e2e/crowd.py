@@ -88,6 +88,7 @@ STATE_JS = """() => {
 HEADING_JS = """(title) => document.querySelector('h1')?.textContent.trim() === title"""
 REPEAT_AFTER_S = 8  # after a reconnect, an action with no answer for this long is repeated
 BOOT_S = 45  # a first page whose app frame is not there by then failed to load: reloaded
+FIRST_RUN_S = 90  # ... and one not drawn by then (3x the slowest seen at a load of 32)
 # Ready for a person's next action: connected and, after a reconnect, redrawn (the replica
 # asks a tab that reconnects for its state: deploy/failover.py), or 10 s after it.
 READY_JS = """() => {
@@ -376,13 +377,15 @@ class Session:
         me, page, plan = self.me, self.page, self.plan
         started = time.perf_counter()
         await page.goto(self.base + "/", wait_until="domcontentloaded")
-        try:  # the app's frame; none when the page's scripts failed to load (nginx down)
+        try:  # the app's frame, then its first run: neither comes when the page's scripts
+            # failed to load (nginx down), or its first run was sent to a replica that hung
             await page.wait_for_selector(harness.APP, state="attached", timeout=BOOT_S * 1000)
+            await self.idle(1, timeout=FIRST_RUN_S)
         except Exception:
             self.crowd.reopened.append((time.time(), me.index))  # a person reloads
             self.reloads_allowed += 1
             await page.reload(wait_until="domcontentloaded")
-        await self.idle(1)
+            await self.idle(1)
         await page.wait_for_selector(harness.DRAWN_CHART)
         self.crowd.latencies["open"].append(time.perf_counter() - started)
         self.crowd.steps.append((time.time(), me.index, "open"))
