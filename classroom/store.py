@@ -273,8 +273,9 @@ class Store:
         return {
             "live": select(classes.c.key_hash, classes.c.step).where(
                 classes.c.code == p("code"), classes.c.expires > p("now")),
-            "shown": select(polls.c.poll).where(polls.c.code == p("code"),
-                                                polls.c.revealed.is_(True)),
+            "snapshot": select(classes.c.step, polls.c.poll).select_from(classes.outerjoin(
+                polls, (polls.c.code == classes.c.code) & polls.c.revealed.is_(True))).where(
+                classes.c.code == p("code"), classes.c.expires > p("now")),
             "count": self.insert(students).values(
                 code=p("code"), student=p("student"), minute=p("now"), count=1)
             .on_conflict_do_update(index_elements=["code", "student"], set_={
@@ -388,10 +389,11 @@ class Store:
     def snapshot(self, value: object) -> Snapshot:
         """The teacher's step and the revealed polls: what a follower reads every poll."""
         code = clean_code(value)
-        with self._tx() as conn:
-            _hash, step = self._live(conn, code)
-            shown = conn.execute(self.hot["shown"], {"code": code})
-            return Snapshot(step, frozenset(r.poll for r in shown))
+        with self._tx() as conn:  # one query: the class and its revealed polls
+            rows = conn.execute(self.hot["snapshot"], {"code": code, "now": self.clock()}).all()
+        if not rows:
+            raise NoSuchClass("no such class")
+        return Snapshot(rows[0].step, frozenset(r.poll for r in rows if r.poll is not None))
 
     # --- polls --------------------------------------------------------------------------------
 

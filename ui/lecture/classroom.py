@@ -227,11 +227,22 @@ def live(joined: Joined, moves: bool) -> None:
         if joined.teacher or not st.session_state.get("class_follow", True):
             return
         if moves and snap.step and snap.step != joined.slug:
-            go_to(joined, snap.step)
+            if ticking():  # not in the page's own run: let it end (and close its dialogs)
+                go_to(joined, snap.step)
         elif snap.revealed != joined.revealed:
             st.rerun(scope="app")
 
     poll()
+
+
+def ticking() -> bool:
+    """Whether this is a fragment's own run (its run_every tick), not the page's full run.
+    A follower moves only on a tick: a page's run that switched away mid-way (a replica's
+    first visit) left Streamlit's "Page not found" dialog open over the next page."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def open_button() -> None:
