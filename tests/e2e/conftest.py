@@ -1,4 +1,5 @@
-"""Browser-test fixtures: one Streamlit server for the session, headless system Chromium.
+"""Browser-test fixtures: one Streamlit server for the session (one per worker under
+pytest-xdist), headless system Chromium.
 
 No browser: the tests skip, except in CI (`CI=true`), where they fail, so a CI run without
 Chromium can never pass quietly. Never `playwright install`; see tests/e2e/harness.py.
@@ -8,6 +9,7 @@ Artifacts (git-ignored): artifacts/screenshots/*.png, artifacts/logs/*.log (serv
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,7 +54,9 @@ def app_server(chromium_path: str) -> Iterator[harness.StreamlitServer]:
     """`streamlit run app.py` on a free port, healthy before the first test uses it."""
     if not (harness.ROOT / "app.py").is_file():
         pytest.fail("app.py is missing", pytrace=False)
-    server = harness.StreamlitServer("app.py", harness.ARTIFACTS / "logs" / "e2e-app.log")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # one server per worker (pytest -n)
+    log = harness.ARTIFACTS / "logs" / f"e2e-app{'-' + worker if worker else ''}.log"
+    server = harness.StreamlitServer("app.py", log)
     server.start()
     try:
         server.wait_healthy(timeout=90)

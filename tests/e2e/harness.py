@@ -286,6 +286,18 @@ def open_app(page, url: str, timeout: float = 60.0, charts: bool = False) -> Non
         page.wait_for_selector(DRAWN_CHART, state="visible", timeout=timeout * 1000)
 
 
+def assert_on_page(page, key: str, title: str) -> None:
+    """The tab shows page `key` at its own path (the root: the first page) with its title,
+    never Streamlit's "Page not found" (nor its dialog)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("h1").first).to_have_text(title, timeout=30000)
+    assert "Page not found" not in page.locator("body").inner_text(), key
+    assert page.get_by_role("dialog").count() == 0, key
+    path = page.url.split("?")[0].rstrip("/")
+    assert path.endswith(f"/{key}") or path.count("/") == 2, page.url  # "/": the root
+
+
 def exceptions(page) -> list[str]:
     """The text of every Streamlit exception box on the page."""
     return [e.inner_text() for e in page.query_selector_all(EXCEPTION)]

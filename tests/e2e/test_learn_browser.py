@@ -38,7 +38,7 @@ def test_the_curve_grows_while_it_trains_and_the_slider_scrubs(
     app_server, page, screenshot_dir
 ) -> None:
     harness.open_app(page, url(app_server, "learn"))
-    assert page.locator("h1").first.inner_text().strip() == TITLES["learn"]
+    harness.assert_on_page(page, "learn", TITLES["learn"])
     page.get_by_role("button", name="Train").click()
     page.wait_for_function(f"() => ({POINTS_JS})('held-out accuracy') >= 2", timeout=60000)
     counts = []

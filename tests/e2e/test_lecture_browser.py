@@ -1,6 +1,6 @@
-"""Lecture mode in a real browser at 1280x720 (a projector): walk all twelve steps with the
-Next control, presenter mode on and off; at each step reveal the model's answer and check
-that the figure shows the step's example. The arrow key steps too. Presenter-mode
+"""Lecture mode in a real browser at 1280x720 (a projector): walk every step with the Next
+control in presenter mode; at each step reveal the model's answer and check that the figure
+shows the step's example. The arrow keys step too, and plain mode shows the sidebar. Presenter-mode
 screenshots: artifacts/screenshots/lecture-<slug>.png (copied to assets/ for the README and
 the overview's thumbnails by `python -m tests.e2e.screenshots`)."""
 
@@ -55,11 +55,12 @@ def reveal_and_check(page, n: int) -> None:
         raise AssertionError(f"step {n}: {missing} not in its figures: {texts[:300]}") from None
 
 
-@pytest.mark.parametrize("present", [True, False], ids=["presenter", "plain"])
-def test_walk_the_lecture_with_the_next_control(app_server, projector, screenshot_dir,
-                                                present: bool) -> None:  # fmt: skip
+def test_walk_the_lecture_with_the_next_control(app_server, projector, screenshot_dir) -> None:
+    """The whole lecture once, in presenter mode (its screenshots are the overview's
+    thumbnails); plain mode is the arrow-keys test's, every step's both modes AppTest's
+    (tests/test_walk.py)."""
     page = projector
-    query = "?present=1" if present else ""
+    query = "?present=1"
     harness.open_app(page, f"{app_server.url}/{STEPS[0].key}{query}")
     sidebar = page.locator('section[data-testid="stSidebar"]')
     for n in range(1, N + 1):
@@ -68,13 +69,12 @@ def test_walk_the_lecture_with_the_next_control(app_server, projector, screensho
             arg=str(n), timeout=30000,
         )  # fmt: skip
         assert re.search(rf"/{STEPS[n - 1].key}(\?|$)", page.url), page.url
-        assert ("present=1" in page.url) == present
-        sidebar.wait_for(state="hidden" if present else "visible", timeout=30000)
+        assert "present=1" in page.url
+        sidebar.wait_for(state="hidden", timeout=30000)
         reveal_and_check(page, n)
         assert_clean(page)
-        if present:
-            page.evaluate("() => document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
-            page.screenshot(path=str(screenshot_dir / f"{STEPS[n - 1].key}.png"))
+        page.evaluate("() => document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
+        page.screenshot(path=str(screenshot_dir / f"{STEPS[n - 1].key}.png"))
         if n < N:
             page.get_by_role("button", name="Next").first.click()
     assert page.get_by_role("button", name="Next").first.is_disabled()
@@ -109,6 +109,14 @@ def test_the_arrow_keys_step_and_the_overview_links_every_step(app_server, proje
     press_to(page, "ArrowRight", STEPS[2].key)
     page.wait_for_function("() => document.querySelector('h1')?.textContent.startsWith('3. ')")
     press_to(page, "ArrowLeft", STEPS[1].key)
+
+    # Plain mode (no ?present): the sidebar is there, and Next goes on without presenter mode.
+    harness.open_app(page, f"{app_server.url}/{STEPS[-2].key}")
+    page.locator('section[data-testid="stSidebar"]').wait_for(state="visible", timeout=30000)
+    reveal_and_check(page, N - 1)
+    page.get_by_role("button", name="Next").first.click()
+    page.wait_for_url(re.compile(f"/{STEPS[-1].key}$"), timeout=30000)
+    assert_clean(page)
 
     harness.open_app(page, f"{app_server.url}/lecture")
     assert heading(page) == "The lecture, step by step"

@@ -95,7 +95,7 @@ def test_page_from_shared_url_renders_and_follows_typing(
 ) -> None:
     # A shared link opens that page with that sentence.
     harness.open_app(page, url(app_server, page_key, sentence=SHARED, model="mlm"), charts=True)
-    assert page.locator("h1").first.inner_text().strip() == TITLES[page_key]
+    harness.assert_on_page(page, page_key, TITLES[page_key])
     # The body writes the sidebar's part after the page: wait for it, not only for a chart.
     expect(sentence_box(page)).to_have_value(SHARED, timeout=30000)
     if page_key in TOKEN_TAB:

@@ -39,7 +39,7 @@ def test_a_translation_page_translates_and_follows_typing(
     app_server, page, screenshot_dir, page_key
 ) -> None:
     harness.open_app(page, url(app_server, page_key), charts=True)
-    assert page.locator("h1").first.inner_text().strip() == TITLES[page_key]
+    harness.assert_on_page(page, page_key, TITLES[page_key])
     # A box may mount after the charts below it (its widget code loads lazily), and it
     # mounts empty for a frame before its value is set: wait for the value
     expect(english_box(page)).to_have_value("i go to school")

@@ -17,7 +17,7 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     app_server, page, screenshot_dir
 ) -> None:
     harness.open_app(page, url(app_server, "vision"), charts=True)
-    assert page.locator("h1").first.inner_text().strip() == TITLES["vision"]
+    harness.assert_on_page(page, "vision", TITLES["vision"])
     harness.wait_for_chart_title(page, "the digits, most likely first")  # chart by chart
     harness.wait_for_chart_text(page, "patch 3,3")
     assert_clean(page)
