@@ -167,7 +167,8 @@ def hostile_values(at: AppTest, kind: str, key: str) -> dict[str, object]:
 
 
 def give(at: AppTest, kind: str, key: str, value: object) -> None:
-    """Put `value` in the box, as a visitor would (not run yet)."""
+    """Put `value` in the box, as a visitor would (not run yet); a box in a form is sent
+    with the form's submit button."""
     widget = getattr(at, kind)(key=key)
     if kind in ("text_area", "text_input"):
         widget.input(value)
@@ -175,6 +176,11 @@ def give(at: AppTest, kind: str, key: str, value: object) -> None:
         pick(widget, value)
     else:
         widget.set_value(value)
+    form = widget.proto.form_id
+    submit = [b for b in at.button if form and b.proto.form_id == form
+              and b.proto.is_form_submitter]  # fmt: skip
+    if submit:
+        submit[0].click()
 
 
 def messages(at: AppTest) -> set[str]:
