@@ -139,3 +139,21 @@ def test_each_question_has_its_own_poll_id() -> None:
     assert poll_id("watch-it-learn", "l_learn") == "watch-it-learn"
     assert poll_id("build-it-yourself", "l13_A") == "build-it-yourself/A"
     assert poll_id("lab", "lab_spot_B") == "lab/B"
+
+
+def test_a_class_speaks_korean(store: classroom.Store, monkeypatch) -> None:
+    monkeypatch.setenv("GLASSBOX_LANG", "ko")
+    o = store.open()
+    teacher = joined(STEP, **{"class": o.code, "teacher": o.key, "lang": "ko"})
+    student = joined(STEP, **{"class": o.code, "lang": "ko"})
+    assert_drawn(teacher)
+    assert_drawn(student)
+    said = texts(teacher)
+    assert "**0**명이 투표했습니다." in said and "students have voted" not in said
+    assert f"수업 {o.code}에 참여 중입니다." in texts(student)
+    assert [r.label for r in student.radio if r.key == "l2_guess"] == ["내 답"]
+    radio = student.radio(key="l2_guess")
+    radio.set_value(radio.options[0]).run()
+    teacher.run()
+    teacher.button(key="l2_reveal").click().run()
+    assert "you said" not in texts(teacher) and "여러분의" in texts(teacher)

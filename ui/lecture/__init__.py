@@ -6,6 +6,8 @@ question for the class before the model's answer, and a presenter mode for a pro
     kit.py        what steps share: pick a model, predict then reveal, the step's text box
     frame.py      a step's page (header, previous / next, presenter mode), the overview and
                   the st.Page of each (app.py navigates to them; no file in pages/)
+    classroom.py  a class together (?class=CODE): the join code, following the teacher,
+                  every predict() a live poll (the store: classroom/, docs/CLASSROOM.md)
 
 Every sentence is an i18n `_()` message (a step's TITLE and IDEA, its choices: `N_()`
 constants, shown with `_()`, kept and compared as themselves); the Korean is in

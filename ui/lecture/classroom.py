@@ -130,6 +130,11 @@ def enter(slug: str, moves: bool = True) -> Joined | None:
         return None
     joined.revealed, joined.step = snap.revealed, snap.step
     qp.update(_params(joined))
+    first = not ss.get("class_ran")  # this session's first run (a replica's first visit?)
+    ss["class_ran"] = True
+    if (moves and not first and not joined.teacher and joined.follows and snap.step
+            and snap.step != slug):  # fmt: skip
+        go_to(joined, snap.step)  # in the page's run, before it draws: never in a fragment
     ss[HERE] = joined
     bar(joined, moves)
     return joined
@@ -226,19 +231,18 @@ def live(joined: Joined, moves: bool) -> None:
             return
         if joined.teacher or not st.session_state.get("class_follow", True):
             return
-        if moves and snap.step and snap.step != joined.slug:
-            if ticking():  # not in the page's own run: let it end (and close its dialogs)
-                go_to(joined, snap.step)
-        elif snap.revealed != joined.revealed:
-            st.rerun(scope="app")
+        moved = moves and snap.step and snap.step != joined.slug
+        if ticking() and (moved or snap.revealed != joined.revealed):
+            st.rerun(scope="app")  # the page's own run moves (enter) or shows the reveal
 
     poll()
 
 
 def ticking() -> bool:
     """Whether this is a fragment's own run (its run_every tick), not the page's full run.
-    A follower moves only on a tick: a page's run that switched away mid-way (a replica's
-    first visit) left Streamlit's "Page not found" dialog open over the next page."""
+    A tick that sees the teacher elsewhere reruns the page, whose run switches (a switch
+    from inside a fragment's run left some tabs blank, and a switch in a session's first
+    run, a replica's first visit, left Streamlit's "Page not found" dialog over the page)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
