@@ -107,14 +107,18 @@ def test_probes_ask_streamlits_health_endpoint() -> None:
 
 
 def test_resources_are_sized_from_the_memory_benchmark() -> None:
-    text = (ROOT / "docs" / "PERFORMANCE.md").read_text()
-    line = next(x for x in text.splitlines() if x.startswith("| memory: every model loaded"))
-    measured = [int(b) for _, b in re.findall(r"(\d+) / (\d+) MiB", line)]
-    assert measured, f"no '<loaded> / <after 30 sessions> MiB' in {line!r}"
-    budget = re.search(r"\| (\d+) / \+(\d+) \|", line)
+    """Requests at least the memory measured after 30 sessions (docs/DEPLOY.md, from
+    bench/bench_browser.py), limits at least PERFORMANCE.md's goal for a replica."""
+    deploy = (ROOT / "docs" / "DEPLOY.md").read_text()
+    measured = re.search(r"measured (\d+) MiB with\s+every shipped model loaded and (\d+) MiB "
+                         r"after 30 sessions", deploy)  # fmt: skip
+    assert measured, "DEPLOY.md no longer says what bench_browser measured"
+    goal = next(x for x in (ROOT / "docs" / "PERFORMANCE.md").read_text().splitlines()
+                if x.startswith("| server memory"))  # fmt: skip
+    loaded, per_class = re.search(r"at most (\d+) MiB .*at most \+(\d+) MiB", goal).groups()
     resources = _container()["resources"]
-    assert _mib(resources["requests"]["memory"]) >= max(measured)  # after 30 sessions
-    assert _mib(resources["limits"]["memory"]) >= int(budget[1]) + int(budget[2])
+    assert _mib(resources["requests"]["memory"]) >= int(measured[2])  # after 30 sessions
+    assert _mib(resources["limits"]["memory"]) >= int(loaded) + int(per_class)
     assert float(resources["requests"]["cpu"]) >= 1  # a rerun is mostly one busy thread
 
 
