@@ -183,17 +183,22 @@ needs = {name: pytest.mark.skipif(name not in FOUND, reason=f"{name}'s package i
          for name in ("minilm", "smollm2")}  # fmt: skip
 
 
+def real_model(name: str):
+    """The packaged model as the app loads it: one load a process, shared with the page
+    walk (ui.cache.load_model; SmolLM2's GGUF takes about 30 s of CPU to dequantize)."""
+    import ui.cache
+
+    return ui.cache.load_model(name, "cpu")
+
+
 def real_tokenizer(name: str):
     """The packaged model's own fast tokenizer, read as model/hf.py reads it."""
     os.environ["HF_HUB_OFFLINE"] = "1"
+    if FOUND[name].suffix == ".gguf":  # read from the GGUF by the model's own load
+        return real_model(name).tokenizer
     import transformers
 
-    path = FOUND[name]
-    if path.suffix == ".gguf":
-        return transformers.AutoTokenizer.from_pretrained(
-            path.parent, gguf_file=path.name, local_files_only=True
-        )
-    return transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    return transformers.AutoTokenizer.from_pretrained(FOUND[name], local_files_only=True)
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=needs[n]) for n in ("minilm", "smollm2")])
@@ -209,7 +214,7 @@ def test_the_real_tokenizers_read_back(name: str) -> None:
 
 @needs["smollm2"]
 def test_smollm2_shows_spaces_bytes_and_its_predictions_as_text() -> None:
-    m = model.load("smollm2", "cpu")
+    m = real_model("smollm2")
     t = m.trace("The capital of France is")
     assert t.tokens == ["The", "␣capital", "␣of", "␣France", "␣is"]
     assert t.raw_tokens == ["The", "Ġcapital", "Ġof", "ĠFrance", "Ġis"]
