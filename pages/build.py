@@ -18,7 +18,7 @@ def spot(view: View) -> None:
         "bug made which picture? Guess with the class, then reveal.", model=SPOT_MODEL,
     ))  # fmt: skip
     layer, head, _average = layer_head("lab", *spot_shape(), average=False)
-    classroom.enter("lab", moves=False)  # in a class (?class=): each picture is a poll
+    classroom.enter("lab")  # in a class (?class=): each picture is a poll
     spot_the_bug(view.sentence, "lab_spot", layer, head)
 
 

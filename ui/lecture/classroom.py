@@ -25,7 +25,6 @@ from urllib.parse import urlsplit
 
 import segno
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 import classroom
 import viz
@@ -51,6 +50,7 @@ class Joined:
     follows: bool = True
     revealed: frozenset[str] = field(default_factory=frozenset)
     step: str = ""  # the teacher's step when the page was drawn
+    go: Callable[[str, dict[str, str]], None] | None = None  # switch to a step (the frame's)
 
     @property
     def teacher(self) -> bool:
@@ -97,10 +97,12 @@ def _leave() -> None:
         st.session_state.pop(name, None)
 
 
-def enter(slug: str, moves: bool = True) -> Joined | None:
+def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None) -> Joined | None:
     """Join this page to the session's class, if any: the URL's ?class= first, else the one
-    this session joined. `slug`: the step's (or "lab"); `moves`: whether the teacher's
-    visit moves the class there and a follower is taken to the teacher's step."""
+    this session joined. `slug`: the step's (or "lab"); `go(slug, query)`: how this page
+    switches to a step (the lecture's frame gives it: then the teacher's visit moves the
+    class here and a follower is taken to the teacher's step; the Lab page gives none)."""
+    moves = go is not None
     ss, qp = st.session_state, st.query_params
     ss.pop(HERE, None)
     value = qp.get("class", ss.get("class_joined"))
@@ -117,7 +119,7 @@ def enter(slug: str, moves: bool = True) -> Joined | None:
             student = student if classroom.is_student(student) else classroom.new_student()
             s.join(code, student)
         ss.update(class_joined=code, class_key=key, **{STUDENT: student} if student else {})
-        joined = Joined(code, slug, student, key, ss.setdefault("class_follow", True))
+        joined = Joined(code, slug, student, key, ss.setdefault("class_follow", True), go=go)
         if key and moves and slug != OVERVIEW:
             s.move(code, key, slug)
         snap = s.snapshot(code)
@@ -205,15 +207,8 @@ def student_bar(joined: Joined, moves: bool) -> None:
 
 def go_to(joined: Joined, slug: str) -> None:
     """Switch this tab to step `slug`, keeping the class in the URL."""
-    from ui.lecture.frame import step_page
-    from ui.lecture.syllabus import BY_SLUG
-
-    if slug not in BY_SLUG:
-        return
-    try:
-        st.switch_page(step_page(BY_SLUG[slug]), query_params=_params(joined))
-    except StreamlitAPIException:  # a page run alone (AppTest): say where the class is
-        st.info(_("The teacher is on step {n}.", n=BY_SLUG[slug].number))
+    if joined.go is not None:
+        joined.go(slug, _params(joined))
 
 
 def live(joined: Joined, moves: bool) -> None:

@@ -112,6 +112,16 @@ def navigation(step: Step, where: str) -> None:
         st.switch_page(step_page(STEPS[step.number]))
 
 
+def go_to_step(slug: str, query: dict[str, str]) -> None:
+    """Switch this tab to step `slug` with `query` (a class's follower, ui.lecture.classroom)."""
+    if slug not in BY_SLUG:
+        return
+    try:
+        st.switch_page(step_page(BY_SLUG[slug]), query_params=query)
+    except StreamlitAPIException:  # a page run alone (AppTest): say where the class is
+        st.info(_("The teacher is on step {n}.", n=BY_SLUG[slug].number))
+
+
 def _open() -> bool:
     """What every lecture page does first: the session's state, then presenter mode."""
     leave_legacy_mode()
@@ -124,7 +134,7 @@ def lecture_step(slug: str) -> None:
     """Draw the step `slug`: header, navigation, the step, navigation."""
     present = _open()
     step = BY_SLUG[slug]
-    classroom.enter(slug)  # ?class=: the class's bar; a follower may move to the teacher's step
+    classroom.enter(slug, go_to_step)  # ?class=: the class's bar; a follower may move
     if not present:
         st.caption(_(":material/school: {app} · Lecture · step {n} of {total}", app=APP_NAME,
                      n=step.number, total=len(STEPS)))  # fmt: skip
@@ -144,7 +154,7 @@ def lecture_step(slug: str) -> None:
 def lecture_overview() -> None:
     """Every step: its number and title (a link), one line, and a thumbnail when one exists."""
     present = _open()
-    classroom.enter(OVERVIEW)  # a late joiner lands on the teacher's step
+    classroom.enter(OVERVIEW, go_to_step)  # a late joiner lands on the teacher's step
     st.caption(_(":material/school: {app} · Lecture", app=APP_NAME))
     st.title(_("The lecture, step by step"))
     st.markdown(_("The Transformer lecture in its order, each step one idea on the real "
