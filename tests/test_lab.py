@@ -5,12 +5,16 @@ end to end both ways with nbclient, and Spot the bug."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -19,6 +23,7 @@ import torch
 import lab
 from i18n import _, using
 from lab import checks, mistakes, notebook, solutions, spot, student, weights
+from lab.__main__ import main as lab_main
 from lab.mistakes import EXERCISES, MISTAKES, variant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,11 +267,29 @@ def test_the_attention_figure_sets_the_students_beside_the_models() -> None:
 # --- the command line -------------------------------------------------------------------------
 
 
-def run_lab(*args: str, cwd: Path = ROOT, lang: str = "en") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lab", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=300, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "GLASSBOX_LANG": lang},
-    )  # fmt: skip
+def run_lab(*args: str, lang: str = "en") -> SimpleNamespace:
+    """`python -m lab ARGS` in this process (lab.__main__.main, its output captured): the
+    shipped models are loaded once for every check (test_help runs the real command)."""
+    out, err = io.StringIO(), io.StringIO()
+    before = os.environ.get("GLASSBOX_LANG")
+    os.environ["GLASSBOX_LANG"] = lang  # as the command reads it: outside a Streamlit run
+    try:
+        with contextlib.chdir(ROOT), redirect_stdout(out), redirect_stderr(err):
+            code = lab_main(list(args))
+    except SystemExit as stop:  # argparse's --help and usage errors
+        code = stop.code
+    finally:
+        if before is None:
+            os.environ.pop("GLASSBOX_LANG")
+        else:
+            os.environ["GLASSBOX_LANG"] = before
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def run_module(*args: str) -> subprocess.CompletedProcess:
+    """The real `python -m lab ARGS`, in a process of its own."""
+    return subprocess.run([sys.executable, "-m", "lab", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
 
 
 def rows(output: str) -> dict[str, str]:
@@ -280,9 +303,11 @@ def rows(output: str) -> dict[str, str]:
 
 
 def test_help() -> None:
-    run = run_lab("--help")
+    run = run_module("--help")
     assert run.returncode == 0 and "usage:" in run.stdout and "check" in run.stdout
     assert run_lab("check", "--help").returncode == 0
+    missing = run_module("check", "no/such/file.py")
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr, missing.stderr
 
 
 def test_the_cli_passes_the_solutions_file() -> None:
