@@ -9,9 +9,12 @@ it offers, in English and in Korean, and every check runs on that drawing:
 - in Korean: Hangul, no catalogue message left in English, the page's own sentences (SAYS);
 - a lecture step asks first, and its answer reveals a figure of its own example (in
   presenter mode the sidebar is hidden);
-- in English, every box of every view gets every hostile value (walk.HOSTILE_TEXT, numbers
-  out of range, each end of a menu); the shared sentence box also every lecture example.
-  In Korean the text boxes get the hostile text that draws a message. A value a box
+- in English, every box gets every hostile value (walk.HOSTILE_TEXT, numbers out of
+  range, each end of a menu) in the first view that draws it; the shared sentence box also
+  every lecture example.
+  In Korean the text boxes get the hostile text that draws a message. A box the first
+  view already drew (the sidebar's) gets, in every other view, the inputs that stress what
+  that view draws (AGAIN); its menus get their ends in the first view. A value a box
   already holds is not given again (the view itself was checked with it), and a view that
   is another option of a short radio (layer 2, a drawn digit) gives only the boxes it adds.
 
@@ -37,6 +40,7 @@ from tests.test_app import EVERY_PAGE, PAGES, shows_token, tokens_of
 from tests.walk import (
     EXAMPLE_TOKENS,
     HANGUL,
+    HOSTILE_TEXT,
     REFUSED,
     View,
     boxes,
@@ -57,6 +61,9 @@ MAX_FORWARD = 6  # forward passes on one run of a text page (trace, masked trace
 MAX_CHARTS = 16
 MAX_NUMBERS = 100_000  # numbers in all the figures of one view together
 WORST = {"60,000 characters", "256 tokens", "3,000 emoji", "300 masks"}  # counted from cold
+# What a box of the first view gets again in another view (a tab, a toggle, a reveal): the
+# inputs that stress what the view draws (bounded work), a blank one, markup
+AGAIN = WORST | REFUSED | {"html and script"}
 # In Korean the text boxes get the values that draw a message (blank, cut, unknown, markup)
 KOREAN_HOSTILE = {"empty", "only spaces", "60,000 characters", "html and script",
                   "outside the vocabulary"}  # fmt: skip
@@ -237,19 +244,23 @@ def expected_title(key: str, first: AppTest, lang: str) -> str:
     return first.title[0].value if first.title else "?"
 
 
-def values_for(view: View, base: AppTest, kind: str, box: str, key: str,
-               lang: str) -> dict[str, object]:  # fmt: skip
+def values_for(view: View, base: AppTest, kind: str, box: str, key: str, lang: str,
+               again: bool) -> dict[str, object]:  # fmt: skip
     """What one box gets in this view: in English every hostile value (and, in the shared
     sentence box of a text page's first view, every lecture example); in Korean the
-    hostile text of the text boxes."""
-    if lang != "en" and kind not in ("text_area", "text_input"):
+    hostile text of the text boxes that draws a message. A box the first view already
+    had (`again`: the sidebar's) gets, in another view, only the text that stresses what
+    the view draws (AGAIN); its menus were given their ends in the first view."""
+    text = kind in ("text_area", "text_input")
+    if (lang != "en" or again) and not text or lang != "en" and again:
         return {}
     widget = getattr(base, kind)(key=box)
     current = widget.value  # a menu's by its label, as hostile_values gives it
     if kind in ("selectbox", "radio"):
         current = None if widget.index is None else widget.options[widget.index]
+    wanted = AGAIN if again else set(HOSTILE_TEXT) if lang == "en" else KOREAN_HOSTILE
     values = {label: value for label, value in hostile_values(base, kind, box).items()
-              if value != current and (lang == "en" or label in KOREAN_HOSTILE)}  # fmt: skip
+              if value != current and (not text or label in wanted)}  # fmt: skip
     if lang == "en" and box == "w_sentence" and key in PAGES and view.name == "first view":
         values = {**values, **{f"example {i}": p for i, p in enumerate(PROBES)}}
     return values
@@ -282,9 +293,10 @@ def test_walk(key: str, lang: str, forward_passes: list[int],
             continue
         before = messages(base)
         for kind, box in list(boxes(base)):
-            if view.option and (kind, box) in set(boxes(first)):
+            again = view.name != "first view" and (kind, box) in set(boxes(first))
+            if view.option and again:
                 continue  # another option of a radio: only the boxes it adds
-            values = values_for(view, base, kind, box, key, lang)
+            values = values_for(view, base, kind, box, key, lang, again)
             at = view.open(key, lang) if values else base
             for label, value in values.items():
                 if (kind, box) not in set(boxes(at)):  # the last value hid it: start again
