@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import expect
 
 from model import MODELS_DIR
 from model.examples import MONEY_BANK, RIVER_BANK
@@ -73,8 +74,11 @@ def test_the_lecture_asks_which_head_matters_for_bank(app_server, page) -> None:
     harness.open_app(page, f"{app_server.url}/lecture-multi-head-attention", charts=True)
     expander = page.get_by_text("Knock heads out: which one matters for “bank”?")
     harness.after_rerun(page, expander.click)
-    harness.after_rerun(page, lambda: page.get_by_role("button", name="Reveal the model's answer")
-                        .last.click())  # fmt: skip
+    # The expander's question is drawn after the run (the body's fragment): wait for its
+    # button before clicking it (clicked early, the step's own button took the click once)
+    reveal = page.get_by_role("button", name="Reveal the model's answer")
+    expect(reveal).to_have_count(2, timeout=30000)
+    harness.after_rerun(page, reveal.last.click)
     wait_for_title(page, "change in log p(bank), each head knocked out alone")
     best = REPORT["mlm"]["river"]["heads"]["top"][0]["head"]  # python -m training.interventions
     assert page.get_by_text(f"The model's answer: {best}", exact=False).count()
