@@ -318,3 +318,15 @@ def test_streamlit_still_has_the_legacy_switch() -> None:
         "ui/workarounds/__init__.py leave_legacy_mode() must be revisited"
     )
     assert isinstance(vars(PagesManager)["uses_pages_directory"], bool | None)
+
+
+def test_streamlit_still_says_which_fragments_a_run_is_for() -> None:
+    """ui.lecture.classroom.ticking tells a fragment's own tick from the page's full run by
+    the script run context's `fragment_ids_this_run` (Streamlit has no public way): if this
+    fails after an upgrade, followers would switch pages from inside a fragment again."""
+    import dataclasses
+
+    from streamlit.runtime.scriptrunner import ScriptRunContext, get_script_run_ctx
+
+    assert callable(get_script_run_ctx)
+    assert "fragment_ids_this_run" in {f.name for f in dataclasses.fields(ScriptRunContext)}
