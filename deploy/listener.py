@@ -8,6 +8,9 @@
   XML-RPC), and supervisord starts it again as it does any replica that exits.
 - On every PROCESS_STATE event it writes RUN/cluster.json again: nginx's URL and pid, and
   each replica's index, port, pid and state, so the file is current after every restart.
+- When a program exits, what it left behind goes with it: its process group is killed.
+  nginx's master killed by SIGKILL leaves its workers holding the port (and the tabs'
+  websockets); supervisord starts every program as its own group's leader.
 - Each hang and change of state is a JSON line in RUN/events.log.
 
 supervisord speaks to it on stdin and stdout (supervisor.childutils); what it says for
@@ -20,6 +23,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 import time
 import urllib.request
@@ -110,8 +114,11 @@ def main(argv: list[str] | None = None) -> None:
                 listener.tick()
             else:
                 fields, _ = childutils.eventdata(payload + "\n")
-                listener.log(headers["eventname"].removeprefix("PROCESS_STATE_").lower(),
-                             name=fields["processname"], pid=fields.get("pid"))  # fmt: skip
+                state = headers["eventname"].removeprefix("PROCESS_STATE_").lower()
+                listener.log(state, name=fields["processname"], pid=fields.get("pid"))
+                if state == "exited" and fields.get("pid"):  # its orphans (nginx's workers)
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(int(fields["pid"]), signal.SIGKILL)
                 listener.write_cluster()
         except Exception as err:  # a failed check must not stop the listening
             print(f"listener: {type(err).__name__}: {err}", file=sys.stderr, flush=True)

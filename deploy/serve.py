@@ -123,8 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)  # fmt: skip
     if args.replicas < 1:
         parser.error("--replicas must be at least 1")
-    nginx = find_nginx()
-    if nginx is None:
+    if (nginx := find_nginx()) is None:
         sys.exit("error: no nginx found (apt-get install nginx, or set GLASSBOX_NGINX)")
     run = (args.run_dir or Path(tempfile.gettempdir()) / f"glassbox-{args.port}").resolve()
     run.mkdir(parents=True, exist_ok=True)
@@ -140,15 +139,12 @@ def main(argv: list[str] | None = None) -> int:
            "MKL_NUM_THREADS": threads,  # one secret: a tab that moves keeps its XSRF cookie
            "STREAMLIT_SERVER_COOKIE_SECRET": os.environ.get(
                "STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))}  # fmt: skip
-    supervisord = subprocess.Popen(
+    supervisord = subprocess.Popen(  # its own session: Ctrl+C reaches this command only
         [sys.executable, "-m", "supervisor.supervisord", "-c", str(run / "supervisord.conf")],
-        cwd=ROOT, env=env, start_new_session=True)  # Ctrl+C reaches this command only  # fmt: skip
+        cwd=ROOT, env=env, start_new_session=True)  # fmt: skip
 
-    def stop(signum: int, frame: object) -> None:
-        supervisord.send_signal(signal.SIGTERM)  # nginx, then every replica
-
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, stop)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # nginx, then every replica
+        signal.signal(sig, lambda *_: supervisord.send_signal(signal.SIGTERM))
     print(f"serving on http://{args.address}:{args.port} (Ctrl+C stops everything); look: "
           f"{Path(sys.executable).parent}/supervisorctl -c {run}/supervisord.conf status",
           flush=True)  # fmt: skip

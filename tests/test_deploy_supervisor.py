@@ -5,7 +5,8 @@ would be started once per xdist worker): supervisord is the parent of every repl
 nginx; supervisorctl sees them; nginx serves Streamlit's frontend and the app's static/
 from disk with long cache headers, and the pages, health and websocket from the replicas;
 a killed replica is restarted and cluster.json follows; a hung one (SIGSTOP) is killed by
-the event listener and restarted; nginx stopped is restarted; a replica sent SIGTERM (a
+the event listener and restarted; nginx stopped is restarted, and so is nginx killed (its
+workers are not left on the port); a replica sent SIGTERM (a
 rolling update) exits 0 and comes back; Ctrl+C stops everything. The app through these
 faults in a browser: tests/e2e/test_deploy.py.
 
@@ -14,6 +15,7 @@ Needs the nginx binary: skipped without it, except under CI=true, where it fails
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import urllib.request
@@ -47,10 +49,29 @@ def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
+def _children(pid: int) -> list[int]:
+    """The pids whose parent is `pid`, now."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if _parent(int(stat.parent.name)) == pid:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    return out
+
+
 def _logged(cluster: Cluster, path: str) -> str:
-    """The upstream nginx logged for the last request of `path` ("-": served from disk)."""
-    lines = [x for x in (cluster.run_dir / "access.log").read_text().splitlines()
-             if f'"GET {path}"' in x]  # fmt: skip
+    """The upstream nginx logged for the last request of `path` ("-": served from disk);
+    nginx writes the line once the response is sent, so it may come just after it."""
+    lines: list[str] = []
+
+    def logged() -> bool:
+        lines[:] = [x for x in (cluster.run_dir / "access.log").read_text().splitlines()
+                    if f'"GET {path}"' in x]  # fmt: skip
+        return bool(lines)
+
+    cluster.wait(logged, 10, f"{path} in access.log")
     return re.search(r"upstream=(\S+)", lines[-1])[1]
 
 
@@ -100,6 +121,15 @@ def test_a_cluster_under_supervisord(nginx_path) -> None:
         c.supervisorctl("signal", "TERM", "glassbox:nginx")
         c.wait(lambda: c.info()["nginx_pid"] not in (None, old) and healthy(c.url, 2), 60,
                "nginx restarted")  # fmt: skip
+        # nginx's master killed: the listener kills the workers it left on the port (they
+        # would keep it, and the tabs' websockets, from the nginx supervisord starts again).
+        old = c.info()["nginx_pid"]
+        workers = _children(old)
+        assert workers, "nginx has no workers"
+        os.kill(old, signal.SIGKILL)
+        c.wait(lambda: c.info()["nginx_pid"] not in (None, old) and healthy(c.url, 2)
+               and not [p for p in workers if alive(p)], 60,
+               "nginx restarted, its old workers gone")  # fmt: skip
         # A rolling update: supervisorctl restart stops a replica with SIGTERM, it exits 0.
         old = c.replica(1)["pid"]
         done = c.supervisorctl("restart", "glassbox:replica-1")
