@@ -89,9 +89,14 @@ def test_a_teacher_and_six_students(opened, app_server, browser, page, screensho
         # the teacher moves on: every student follows
         teacher.get_by_role("button", name="Next").first.click()
         teacher.wait_for_url(re.compile(f"/lecture-{SECOND}\\?"), timeout=WAIT)
-        for tab in tabs:
-            tab.wait_for_url(re.compile(f"/lecture-{SECOND}\\?"), timeout=WAIT)
-            answers(tab).first.wait_for(timeout=WAIT)
+        for n, tab in enumerate(tabs):
+            try:
+                tab.wait_for_url(re.compile(f"/lecture-{SECOND}\\?"), timeout=WAIT)
+                answers(tab).first.wait_for(timeout=WAIT)
+            except PlaywrightTimeout:
+                tab.screenshot(path=str(harness.ARTIFACTS / "screenshots"
+                                        / f"FAILED-student-{n}-follows.png"))  # fmt: skip
+                raise
         assert store.snapshot(opened.code).step == SECOND
 
         expected = vote(tabs, PICKS)
