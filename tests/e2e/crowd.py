@@ -62,16 +62,22 @@ WORDS = ("penguin volcano violin desert library tiger harbor castle garden rocke
 VIEWPORT = {"width": 1280, "height": 800}  # a laptop's window
 UPLOAD_INPUT = '[data-testid="stSidebar"] [data-testid="stFileUploaderDropzoneInput"]'
 POLL_MS = 25
-# An action's answer, or (when the page reconnected after it and no run finished in the
-# `stall` ms since) "stalled": the fault cut the action off.
+# An action's answer, or "stalled" when nothing came from the server for `stall` ms since
+# the action, its last message, or a reconnect after it: the fault cut the action off, or
+# the action changed nothing (repeated after a reconnect, it asked for what the replica
+# had drawn already: a text box holding the same text sends no rerun). Either way the
+# result is looked for; the action is only repeated when it is not there.
 IDLE_OR_STALLED_JS = f"""(a) => {{
   if (({harness.IDLE_JS})(a.minDone)) return 'idle';
-  const w = window.__glassbox_ws, s = window.__glassbox;
+  const w = window.__glassbox_ws, s = window.__glassbox || {{}};
   const opens = w ? w.opens.filter((t) => t > a.since) : [];
-  if (!opens.length) return false;
-  const reopened = opens[opens.length - 1];
-  const now = performance.timeOrigin + performance.now();
-  return now - reopened > a.stall && !((s.lastDoneAt || 0) > reopened) ? 'stalled' : false;
+  const origin = performance.timeOrigin, now = origin + performance.now();
+  const heard = Math.max(a.since, opens.length ? opens[opens.length - 1] : 0,
+                         s.lastMsgAt ? origin + s.lastMsgAt : 0);
+  const app = document.querySelector('[data-testid="stApp"]');
+  const running = app?.getAttribute('data-test-script-state') === 'running';
+  if (now - heard <= a.stall) return false;
+  return opens.length || !running ? 'stalled' : false;  // a run in progress is waited for
 }}"""
 # What a failed step's page showed: its connection and script state, runs, websockets.
 STATE_JS = """() => {
@@ -269,7 +275,9 @@ class Session:
         app shows it is reconnecting, then redraws), and an action that a fault cut off (the
         page reconnected after it, and then nothing came for REPEAT_AFTER_S, or not what it
         asked for) is done once more, as a student clicks again; each such repeat is counted
-        (crowd.repeated). `page`: the action goes to that page, whose heading must show too.
+        (crowd.repeated). An action that brought nothing for REPEAT_AFTER_S (a repeat that
+        changed nothing) is answered when its result is drawn. `page`: the action goes to
+        that page, whose heading must show too.
         """
         started = time.perf_counter()
         if page is not None:
@@ -298,16 +306,14 @@ class Session:
                                          "stall": REPEAT_AFTER_S * 1000},
                 timeout=WAIT_S * 1000, polling=POLL_MS,
             )  # fmt: skip
-            cut_off = await answer.json_value() == "stalled"
-            if not cut_off:
-                if not await self.reconnected_since(acted):
-                    await until()
-                    break
-                try:  # it reconnected meanwhile: is this the answer it asked for?
-                    await asyncio.wait_for(until(), REPEAT_AFTER_S * 2)
-                    break
-                except Exception:  # not drawn: the fault cut the action off
-                    cut_off = True
+            stalled = await answer.json_value() == "stalled"
+            if not stalled and not await self.reconnected_since(acted):
+                await until()
+                break
+            with contextlib.suppress(Exception):  # is this the answer it asked for?
+                await asyncio.wait_for(until(), REPEAT_AFTER_S * 2)
+                break
+            # not drawn: the fault cut the action off
             if attempt == 1:
                 raise AssertionError(f"{kind}: no answer after a reconnect, twice")
             self.crowd.repeated.append((time.time(), self.me.index, kind))
