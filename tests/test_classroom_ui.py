@@ -125,6 +125,30 @@ def test_an_unreachable_database_leaves_the_lecture_alone(monkeypatch) -> None:
     assert UNAVAILABLE in texts(at)
 
 
+RETRY = """
+import streamlit as st
+from ui.lecture import classroom
+classroom.ticking = lambda: True  # AppTest does not tick fragments: each run is the tick
+st.session_state["runs"] = st.session_state.get("runs", 0) + 1
+if st.session_state["runs"] < 3:
+    classroom.retry({code!r})
+st.write(f"runs: {{st.session_state['runs']}}")
+"""
+
+
+def test_the_class_comes_back_with_its_database(monkeypatch, tmp_path) -> None:
+    """A page that ran while the database was unreachable polls it (ui.lecture.classroom
+    .retry) and runs again, in the class, once it answers; not before."""
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    opened = classroom.Store(url).open()
+    monkeypatch.setenv(DATABASE_ENV, "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    at = AppTest.from_string(RETRY.format(code=opened.code)).run()
+    assert not at.exception and at.markdown[0].value == "runs: 1"  # no answer: no rerun
+    monkeypatch.setenv(DATABASE_ENV, url)
+    at = AppTest.from_string(RETRY.format(code=opened.code)).run()
+    assert not at.exception and at.markdown[0].value == "runs: 3"  # it answers: reruns
+
+
 def test_outside_a_class_nothing_changes(store: classroom.Store) -> None:
     at = joined(STEP)
     assert_drawn(at)

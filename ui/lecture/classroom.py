@@ -129,6 +129,7 @@ def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None) ->
         return None
     except classroom.Unavailable:
         unavailable()
+        retry(value)
         return None
     joined.revealed, joined.step = snap.revealed, snap.step
     qp.update(_params(joined))
@@ -140,6 +141,22 @@ def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None) ->
     ss[HERE] = joined
     bar(joined, moves)
     return joined
+
+
+def retry(code: str) -> None:
+    """While the database cannot be reached: every POLL_EVERY s, ask again; once it answers,
+    the page runs again, in the class (a moment's outage does not leave a student out)."""
+
+    @st.fragment(run_every=POLL_EVERY)
+    def again() -> None:
+        if not ticking():
+            return
+        with contextlib.suppress(classroom.ClassError):
+            s = store()
+            s.snapshot(s.check(code))
+            st.rerun(scope="app")
+
+    again()
 
 
 def join_url(joined: Joined) -> str:
