@@ -145,3 +145,14 @@ def test_to_json_leaves_the_figure_as_it_was() -> None:
     spec = {"data": [{"type": "heatmap", "z": z}], "layout": {"height": 300}}
     viz.to_json(spec)
     assert spec["data"][0]["z"] is z and spec["layout"] == {"height": 300}
+
+
+def test_the_class_bars_are_top_k_bars_named_for_the_class() -> None:
+    """ui.lecture.classroom.class_bars edits a viz figure (its x axis title) as a dict."""
+    from ui.lecture.classroom import class_bars
+
+    spec = class_bars([("river", 0.6), ("<b>cash</b>", 0.4)], "t")
+    fig = plotly_figure(spec)
+    assert fig.layout.xaxis.title.text == "share of the class"
+    assert fig.layout.xaxis.tickformat == ".0%"  # the rest of topk_bar's axis kept
+    assert decoded(json.loads(viz.to_json(spec))) == decoded(json.loads(fig.to_json()))
