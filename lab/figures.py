@@ -1,5 +1,7 @@
 """The checker's pictures, drawn with the app's own figure builders (viz/): the
-student's result beside the shipped model's, on one shared y axis."""
+student's result beside the shipped model's, on one shared y axis. viz builds Plotly's
+figure JSON as dicts; the notebook shows plotly figures, so each picture is handed over as
+a go.Figure (validated, once: not the app's hot path)."""
 
 from __future__ import annotations
 
@@ -11,33 +13,33 @@ import plotly.graph_objects as go
 import viz
 from i18n import _
 from model.encoding import additive_mask
+from viz import Figure
 from viz._common import apply_layout, panel_axes, panel_row
 
 GAP = 0.12  # between the two panels, a fraction of the width
 
 
 def side_by_side(
-    left: go.Figure, right: go.Figure, title: str, names: tuple[str, str] | None = None
+    left: Figure, right: Figure, title: str, names: tuple[str, str] | None = None
 ) -> go.Figure:
-    """Two one-panel figures of the same rows as one figure: `left` (the student's) and
-    `right` (the model's), each named above it (default: "yours" and nothing); one colour
-    bar, the right one's."""
+    """Two one-panel figures (viz's dicts) of the same rows as one figure: `left` (the
+    student's) and `right` (the model's), each named above it (default: "yours" and
+    nothing); one colour bar, the right one's."""
     layout = panel_row([1, 1], GAP, (_("yours"), "") if names is None else names)
-    fig = go.Figure()
+    traces = []
     for i, part in enumerate((left, right)):
         x, y = panel_axes(i)
-        axes = part.layout.to_plotly_json()
+        axes = part.get("layout") or {}
         layout[f"xaxis{x[1:]}"].update(axes.get("xaxis", {}))
         layout[f"yaxis{y[1:]}"].update(axes.get("yaxis", {}))
-        for trace in part.data:
-            trace = trace.to_plotly_json()
-            trace.update(xaxis=x, yaxis=y)
+        for trace in part["data"]:
+            trace = {**trace, "xaxis": x, "yaxis": y}
             if i == 0:
                 trace["showscale"] = False
-            fig.add_trace(trace)
+            traces.append(trace)
     layout["yaxis2"].update(showticklabels=False, title=None)
-    height = max(left.layout.height or 0, right.layout.height or 0) + 30
-    return apply_layout(fig, title, height, **layout)
+    height = max(left["layout"].get("height") or 0, right["layout"].get("height") or 0) + 30
+    return go.Figure(apply_layout({"data": traces}, title, height, **layout))
 
 
 def attention_pair(
@@ -78,7 +80,7 @@ def encoding_pair(yours: np.ndarray, right: np.ndarray) -> go.Figure:
 def difference(yours: np.ndarray, model: np.ndarray, tokens: Sequence[str], what: str) -> go.Figure:
     """Where a [T, D] result differs from the model's: yours minus the model's, per token
     and dimension."""
-    return viz.matrix_heatmap(
+    return go.Figure(viz.matrix_heatmap(
         yours - model, list(tokens), title=_("{what}: yours minus the shipped model's", what=what),
         text_auto=False,
-    )  # fmt: skip
+    ))  # fmt: skip

@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 import pytest
 
 import viz
+from tests.figures import plotly_figure
 from viz import margins
 from viz._common import MARGIN
 
@@ -27,13 +27,13 @@ def test_text_width_grows_with_the_text_and_counts_wide_characters_wider() -> No
 
 
 def test_a_heatmap_gets_room_for_its_labels_titles_and_colour_bar() -> None:
-    fig = viz.attention_heatmap(WEIGHTS, ["a", "b", "c"])
+    fig = plotly_figure(viz.attention_heatmap(WEIGHTS, ["a", "b", "c"]))
     m = fig.layout.margin
     assert m.t == MARGIN["t"]  # the title's room is fixed, not estimated
     assert m.l > MARGIN["l"] and m.b > MARGIN["b"]  # tick labels and the axis titles
     assert m.r > MARGIN["r"]  # the colour bar
     # Longer labels, more room on both token axes; the colour bar's room stays.
-    long = viz.attention_heatmap(WEIGHTS, ["a", "b", "extraordinarily"])
+    long = plotly_figure(viz.attention_heatmap(WEIGHTS, ["a", "b", "extraordinarily"]))
     assert long.layout.margin.l > m.l
     assert long.layout.margin.b > m.b
     assert long.layout.margin.r == m.r
@@ -61,13 +61,13 @@ def test_a_colour_bar_title_wider_than_the_bar_takes_more_room() -> None:
 
 
 def test_charts_it_cannot_estimate_keep_their_margins() -> None:
-    two = go.Figure([go.Scatter(y=[1, 2], name="a"), go.Scatter(y=[2, 1], name="b")])
-    assert margins.estimate(two.layout.to_plotly_json(), two.data) is None  # a legend
+    two = [{"type": "scatter", "y": [1, 2], "name": n} for n in ("a", "b")]
+    assert margins.estimate({}, two) is None  # a legend
     right = {"yaxis": {"side": "right"}, "margin": MARGIN}
     assert margins.estimate(right, []) is None
     overlaid = {"yaxis": {}, "yaxis2": {"overlaying": "y"}, "margin": MARGIN}
     assert margins.estimate(overlaid, []) is None
-    below = go.Heatmap(z=[[0.0]], colorbar={"orientation": "h", "y": -0.3})
+    below = {"type": "heatmap", "z": [[0.0]], "colorbar": {"orientation": "h", "y": -0.3}}
     assert margins.estimate({"margin": MARGIN}, [below]) is None
 
 
@@ -91,8 +91,9 @@ def test_in_a_grid_only_the_bottom_row_and_first_column_take_margin_room() -> No
     assert margins.estimate(layout, [])["b"] > narrow["b"]
     # The three-panel input figure: the shared token axis on the left, one colour bar.
     rng = np.random.default_rng(0)
-    fig = viz.embedding_plus_position(rng.normal(size=(3, 4)), rng.normal(size=(3, 4)),
-                                      ["a", "b", "extraordinarily"])  # fmt: skip
+    fig = plotly_figure(viz.embedding_plus_position(
+        rng.normal(size=(3, 4)), rng.normal(size=(3, 4)), ["a", "b", "extraordinarily"]
+    ))  # fmt: skip
     assert fig.layout.margin.l > margins.text_px("extraordinarily", 14) * 0.8
     assert fig.layout.margin.r > MARGIN["r"] and fig.layout.margin.b > MARGIN["b"]
 
@@ -102,7 +103,7 @@ def test_the_estimate_never_shrinks_the_margins_given() -> None:
         "margin": {"l": 300, "r": 300, "t": 60, "b": 300},
         "yaxis": {"tickmode": "array", "ticktext": ["a"]},
     }
-    heat = go.Heatmap(z=[[0.0]])
+    heat = {"type": "heatmap", "z": [[0.0]]}
     assert margins.estimate(layout, [heat]) == layout["margin"]
 
 
@@ -111,11 +112,12 @@ def test_a_zoomed_figure_has_room_for_its_larger_labels() -> None:
     margins grow with them, so estimating again asks for nothing more."""
     n = 200
     tokens = [f"token{i}" for i in range(n)]
-    full = viz.attention_heatmap(np.full((n, n), 1 / n), tokens)
-    zoomed = viz.zoom(viz.attention_heatmap(np.full((n, n), 1 / n), tokens), (0, 31))
+    full = plotly_figure(viz.attention_heatmap(np.full((n, n), 1 / n), tokens))
+    spec = viz.zoom(viz.attention_heatmap(np.full((n, n), 1 / n), tokens), (0, 31))
+    zoomed = plotly_figure(spec)
     assert zoomed.layout.yaxis.tickfont.size > full.layout.yaxis.tickfont.size
     assert zoomed.layout.margin.l > full.layout.margin.l
-    again = margins.estimate(zoomed.layout.to_plotly_json(), zoomed.data)
+    again = margins.estimate(spec["layout"], spec["data"])
     assert again == zoomed.layout.margin.to_plotly_json()
 
 
@@ -152,7 +154,8 @@ def test_a_row_of_panels_is_laid_out_as_plotly_lays_out_subplots() -> None:
 def test_the_trajectory_keys_its_colours_between_its_panels_and_is_estimated() -> None:
     """The layer trajectory's colour bar stands between the heatmap and the cosine panel
     (in the plot area, so it needs no margin); its axes' room is estimated."""
-    fig = viz.layer_trajectory(np.ones((3, 8)), "bank", np.ones(3))
+    spec = viz.layer_trajectory(np.ones((3, 8)), "bank", np.ones(3))
+    fig = plotly_figure(spec)
     bar = fig.data[0].colorbar
     assert fig.layout.xaxis.domain[1] < bar.x < fig.layout.xaxis2.domain[0]
     assert bar.xanchor == "left"
@@ -160,16 +163,19 @@ def test_the_trajectory_keys_its_colours_between_its_panels_and_is_estimated() -
     # Right of the cosine panel: room for its last x label only, none for a colour bar.
     label = margins.overhang_room(fig.layout.xaxis2.to_plotly_json(), 14, "r")
     assert fig.layout.margin.r == math.ceil(label + margins.EXTRA_PX)
-    again = margins.estimate(fig.layout.to_plotly_json(), fig.data)
+    again = margins.estimate(spec["layout"], spec["data"])
     assert again == fig.layout.margin.to_plotly_json()
 
 
-def _scatter_with_legend(names: list[str], y: float = -0.15, **legend: object) -> go.Figure:
-    fig = go.Figure([go.Scatter(x=[0, 1], y=[0, 1], name=name) for name in names])
-    fig.update_layout(
-        height=500, margin={"l": 10, "r": 10, "t": 60, "b": 10}, showlegend=True,
-        legend={"orientation": "h", "y": y, **legend},
-    )  # fmt: skip
+def _scatter_with_legend(names: list[str], y: float = -0.15, **legend: object) -> viz.Figure:
+    fig = {
+        "data": [{"type": "scatter", "x": [0, 1], "y": [0, 1], "name": name} for name in names],
+        "layout": {
+            "height": 500, "margin": {"l": 10, "r": 10, "t": 60, "b": 10}, "showlegend": True,
+            "legend": {"orientation": "h", "y": y, **legend},
+        },
+    }  # fmt: skip
+    plotly_figure(fig)  # valid by Plotly's schema
     return fig
 
 
@@ -177,26 +183,27 @@ def test_a_legend_below_the_plot_gets_the_room_plotly_hangs_it_in() -> None:
     """b = (G + |y| (H - t)) / (1 + |y|): Plotly hangs the legend |y| plot heights below the
     plot. One row of two short names (G = 42 px at 14 px): 94 px, as Chromium drew it."""
     short = _scatter_with_legend(["sentence", "neighbour"])
-    assert margins.legend_room(short.layout.to_plotly_json(), short.data, 14) == pytest.approx(
+    assert margins.legend_room(short["layout"], short["data"], 14) == pytest.approx(
         93.9, abs=0.5
     )
     # Names too long for one row stand in columns as wide as the widest: three rows here,
     # each 21 px more legend (18 px more margin, the plot shrinking with it).
     names = ["sentence", "selected: bank", "nearest to bank in the vocabulary"]
     long = _scatter_with_legend(names)
-    room = margins.legend_room(long.layout.to_plotly_json(), long.data, 14)
+    room = margins.legend_room(long["layout"], long["data"], 14)
     assert room == pytest.approx(93.9 + 2 * 21 / 1.15, abs=0.5)
     # Hung lower, more room; a legend above or beside the plot is not estimated.
     lower = _scatter_with_legend(["sentence", "neighbour"], y=-0.3)
-    assert margins.legend_room(lower.layout.to_plotly_json(), lower.data, 14) > 94
+    assert margins.legend_room(lower["layout"], lower["data"], 14) > 94
     above = _scatter_with_legend(["sentence", "neighbour"], y=1.1)
-    assert margins.legend_room(above.layout.to_plotly_json(), above.data, 14) is None
-    assert margins.estimate(above.layout.to_plotly_json(), above.data) is None
+    assert margins.legend_room(above["layout"], above["data"], 14) is None
+    assert margins.estimate(above["layout"], above["data"]) is None
 
 
 def test_the_embedding_map_is_estimated_with_its_legend() -> None:
-    fig = viz.embedding_map(np.eye(3)[:, :2], ["a", "b", "c"], ["sentence", "x", "sentence"])
-    need = margins.legend_room(fig.layout.to_plotly_json(), fig.data, 14)
+    spec = viz.embedding_map(np.eye(3)[:, :2], ["a", "b", "c"], ["sentence", "x", "sentence"])
+    fig = plotly_figure(spec)
+    need = margins.legend_room(spec["layout"], spec["data"], 14)
     assert fig.layout.margin.b >= need + margins.EXTRA_PX
     assert fig.layout.margin.l > MARGIN["l"]  # the y axis title and labels, estimated too
 

@@ -54,6 +54,16 @@ def test_viz_imports_neither_streamlit_nor_torch_nor_the_model() -> None:
     assert not breaks("viz", {"streamlit", "torch", "model", "ui", "analysis"})
 
 
+def test_figures_are_built_as_dicts_without_plotly() -> None:
+    """viz builds Plotly's figure JSON as plain dicts: no plotly object at run time (their
+    validation and copies cost most of a figure's build), so viz imports nothing of plotly,
+    nor do the app's ui and pages (the students' lab and the tests may: tests/figures.py)."""
+    assert not breaks("viz", {"plotly", "_plotly_utils"})
+    assert not breaks("ui", {"plotly"}) and not breaks("pages", {"plotly"})
+    code = "import sys, viz; bad = [m for m in sys.modules if 'plotly' in m]; assert not bad, bad"
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
 def test_analysis_is_plain_numpy() -> None:
     assert not breaks("analysis", {"streamlit", "torch", "ui", "viz"})
 

@@ -35,6 +35,7 @@ from model.tokenizer import (
 )
 from model.trace import load_npz, save_npz
 from tests.charts import figures
+from tests.figures import plotly_figure
 from ui.show import labelled, raw_column, tokens_caption
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -328,10 +329,10 @@ def test_the_shipped_models_show_what_they_showed() -> None:
 
 def test_hovers_add_the_note_and_ticks_stay_plain() -> None:
     tokens = ["the", viz.TokenLabel("␣dog", "tokenizer: Ġdog")]
-    fig = viz.matrix_heatmap(np.ones((2, 3)), tokens)
+    fig = plotly_figure(viz.matrix_heatmap(np.ones((2, 3)), tokens))
     assert list(fig.layout.yaxis.ticktext) == ["the", "␣dog"]
     assert fig.data[0].customdata[1][0][0] == "␣dog (tokenizer: Ġdog)"
-    chips = viz.token_strip(tokens, [5, 7])
+    chips = plotly_figure(viz.token_strip(tokens, [5, 7]))
     assert chips.data[0].customdata[1][1] == "␣dog (tokenizer: Ġdog)"
     assert list(chips.data[0].text) == ["the", "␣dog"]
     csv = viz.matrix_to_csv(np.ones((2, 1)), ["0 · the", "1 · ␣dog"], ["x"], ["the", "Ġdog"])

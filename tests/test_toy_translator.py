@@ -129,14 +129,19 @@ def test_the_shipped_report_is_the_commands() -> None:
 
 
 def test_the_strips_mark_each_token_right_or_wrong() -> None:
+    from tests.figures import plotly_figure
     from viz.learning import alignment_match, translation_answer
 
-    fig = translation_answer(["나는", "학교에", "갔다", "<b>"], ["나는", "학교에", "간다"], "t")
+    fig = plotly_figure(
+        translation_answer(["나는", "학교에", "갔다", "<b>"], ["나는", "학교에", "간다"], "t")
+    )
     z, text = fig.data[0].z, fig.data[0].text
     assert list(z[0]) == [1.0, 1.0, 0.0, 0.0], "a wrong and an extra token are wrong"
     assert text[0][0] == "나는 ✓" and text[0][3] == "&lt;b&gt; ✗" and text[1][3] == ""
     assert fig.layout.yaxis.ticktext[0] == "model: 2/3 right"
-    fig = alignment_match(["나는", "학교에", "간다"], ["i", "go", "go"], ["i", "school", "go"], "t")
+    fig = plotly_figure(
+        alignment_match(["나는", "학교에", "간다"], ["i", "go", "go"], ["i", "school", "go"], "t")
+    )
     assert list(fig.data[0].z[0]) == [1.0, 0.0, 1.0]
     assert fig.layout.yaxis.ticktext[0] == "this run: 2/3 alike"
     assert list(fig.layout.xaxis.ticktext) == ["나는", "학교에", "간다"]

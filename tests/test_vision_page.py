@@ -16,6 +16,7 @@ import analysis
 import viz
 from tests.charts import charts
 from tests.charts import figures as drawn_figures
+from tests.figures import plotly_figure
 from ui.parts.vision import CANVAS_PX, ImageError, decode_image, drawn_digit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,13 +86,14 @@ def test_patches_and_layout_similarity() -> None:
 
 def test_vision_figures_serialise() -> None:
     image = np.arange(64.0).reshape(8, 8) / 4
-    for fig in [
+    for spec in [
         viz.image_with_patches(image, 2),
         viz.patch_tokens(analysis.patches(image, 2), [f"patch {i}" for i in range(16)]),
         viz.position_similarity_grid(np.eye(16), 4),
         viz.attention_over_image(image, np.full((4, 4), 1 / 16)),
     ]:
-        json.loads(fig.to_json())
+        plotly_figure(spec)  # valid by Plotly's schema
+        json.loads(viz.to_json(spec))
     with pytest.raises(ValueError):
         viz.position_similarity_grid(np.eye(9), 4)
 

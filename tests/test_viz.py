@@ -1,4 +1,5 @@
-"""Tests for viz: pure Plotly figure builders (no Streamlit, no torch, no model)."""
+"""Tests for viz: pure Plotly figure builders (no Streamlit, no torch, no model), their
+dict figures read back through tests.figures.plotly_figure (validated by Plotly)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 import viz
 from analysis import pca_2d
 from model import additive_mask, causal_mask
+from tests.figures import plotly_figure
 from viz._common import MAX_HEIGHT, MIN_HEIGHT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,21 +69,22 @@ def test_every_builder_is_exported() -> None:
 
 def test_script_token_is_escaped_in_tick_labels_and_hover(rng: np.random.Generator) -> None:
     tokens = ["hi", "<script>", "a&b"]
-    fig = viz.attention_heatmap(attention_weights(rng, 3, 3), tokens)
+    spec = viz.attention_heatmap(attention_weights(rng, 3, 3), tokens)
+    fig = plotly_figure(spec)
     for axis in (fig.layout.xaxis, fig.layout.yaxis):
         assert list(axis.ticktext) == ["hi", "&lt;script&gt;", "a&amp;b"]
         assert not any("<script>" in text for text in axis.ticktext)
-    assert "<script>" not in fig.to_json()
+    assert "<script>" not in viz.to_json(spec)
     # the template itself is ours: no token is ever formatted into it
     assert "script" not in fig.data[0].hovertemplate
 
 
 def test_long_heatmap_height_is_capped_and_short_one_is_small(rng: np.random.Generator) -> None:
     long_tokens = [f"t{i}" for i in range(256)]
-    long_fig = viz.attention_heatmap(attention_weights(rng, 256, 256), long_tokens)
+    long_fig = plotly_figure(viz.attention_heatmap(attention_weights(rng, 256, 256), long_tokens))
     assert MIN_HEIGHT <= long_fig.layout.height <= MAX_HEIGHT
     assert long_fig.layout.yaxis.tickfont.size < 14
-    short_fig = viz.attention_heatmap(attention_weights(rng, 3, 3), ["a", "b", "c"])
+    short_fig = plotly_figure(viz.attention_heatmap(attention_weights(rng, 3, 3), ["a", "b", "c"]))
     assert short_fig.layout.height < long_fig.layout.height
     assert short_fig.layout.height <= 400
     assert short_fig.layout.title.font.size >= 14
@@ -89,12 +92,13 @@ def test_long_heatmap_height_is_capped_and_short_one_is_small(rng: np.random.Gen
 
 def test_figures_serialise_to_json(rng: np.random.Generator) -> None:
     scores = rng.normal(size=(T, T)) + additive_mask(causal_mask(T))
-    for fig in (
+    for spec in (
         viz.matrix_heatmap(scores, TOKENS, TOKENS, title="scores"),
         viz.causal_mask_figure(additive_mask(causal_mask(T)), TOKENS),
         viz.attention_grid(attention_weights(rng, 2, 2, T, T), TOKENS),
     ):
-        json.loads(fig.to_json())  # JSON has no inf: masked cells must not break it
+        plotly_figure(spec)
+        json.loads(viz.to_json(spec))  # JSON has no inf: masked cells must not break it
 
 
 # --- tokens -----------------------------------------------------------------------------
@@ -102,8 +106,9 @@ def test_figures_serialise_to_json(rng: np.random.Generator) -> None:
 
 def test_token_strip_shows_each_token_and_id() -> None:
     ids = np.array([5, 17, 99, 3, 5, 40])
-    fig = viz.token_strip(TOKENS, ids, highlight=[2])
-    assert isinstance(fig, go.Figure)
+    spec = viz.token_strip(TOKENS, ids, highlight=[2])
+    assert isinstance(spec, dict) and set(spec) == {"data", "layout"}  # Plotly's figure JSON
+    fig = plotly_figure(spec)
     assert len(fig.layout.shapes) == T  # one chip per token, repeated "the" included
     token_trace, id_trace = fig.data
     assert list(token_trace.text) == TOKENS
@@ -114,7 +119,7 @@ def test_token_strip_shows_each_token_and_id() -> None:
 
 def test_token_strip_wraps_long_sentences() -> None:
     tokens = [f"word{i}" for i in range(60)]
-    fig = viz.token_strip(tokens, list(range(60)))
+    fig = plotly_figure(viz.token_strip(tokens, list(range(60))))
     assert len({round(y, 3) for y in fig.data[0].y}) > 1
     assert fig.layout.height <= MAX_HEIGHT
 
@@ -129,7 +134,7 @@ def test_token_strip_rejects_mismatched_ids() -> None:
 
 def test_matrix_heatmap_rows_are_tokens_columns_are_dimensions(rng: np.random.Generator) -> None:
     values = rng.normal(size=(T, 20))
-    fig = viz.matrix_heatmap(values, TOKENS, title="token embeddings")
+    fig = plotly_figure(viz.matrix_heatmap(values, TOKENS, title="token embeddings"))
     (trace,) = heatmaps(fig)
     np.testing.assert_array_equal(trace.z, values)
     assert_token_axis(fig.layout.yaxis, TOKENS)
@@ -144,7 +149,9 @@ def test_matrix_heatmap_rows_are_tokens_columns_are_dimensions(rng: np.random.Ge
 
 def test_matrix_heatmap_small_prints_numbers_and_masks_infinity(rng: np.random.Generator) -> None:
     scores = rng.normal(size=(3, 3)) + additive_mask(causal_mask(3))
-    fig = viz.matrix_heatmap(scores, ["a", "b", "c"], ["a", "b", "c"], hover_fmt=".2f")
+    fig = plotly_figure(
+        viz.matrix_heatmap(scores, ["a", "b", "c"], ["a", "b", "c"], hover_fmt=".2f")
+    )
     (trace,) = heatmaps(fig)
     assert trace.text is not None
     assert trace.text[0, 2] == "-∞"
@@ -155,10 +162,11 @@ def test_matrix_heatmap_small_prints_numbers_and_masks_infinity(rng: np.random.G
 
 def test_matrix_heatmap_unsigned_and_forced_text(rng: np.random.Generator) -> None:
     values = rng.random((20, 20))
-    (trace,) = heatmaps(viz.matrix_heatmap(values, [str(i) for i in range(20)], signed=False))
+    labels = [str(i) for i in range(20)]
+    (trace,) = heatmaps(plotly_figure(viz.matrix_heatmap(values, labels, signed=False)))
     assert trace.zmid is None
     (trace,) = heatmaps(
-        viz.matrix_heatmap(values, [str(i) for i in range(20)], signed=False, text_auto=True)
+        plotly_figure(viz.matrix_heatmap(values, labels, signed=False, text_auto=True))
     )
     assert trace.text is not None
 
@@ -172,7 +180,7 @@ def test_similarity_heatmap(rng: np.random.Generator) -> None:
     vectors = rng.normal(size=(T, 8))
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     sim = unit @ unit.T
-    fig = viz.similarity_heatmap(sim, TOKENS, "cosine similarity")
+    fig = plotly_figure(viz.similarity_heatmap(sim, TOKENS, "cosine similarity"))
     (trace,) = heatmaps(fig)
     np.testing.assert_array_equal(trace.z, sim)
     assert (trace.zmin, trace.zmax, trace.zmid) == (-1, 1, 0)
@@ -203,7 +211,7 @@ def test_embedding_map_one_trace_per_group(rng: np.random.Generator) -> None:
     points = rng.normal(size=(5, 2))
     labels = ["bank", "river", "cash", "<b>", "shore"]
     groups = ["sentence", "sentence", "neighbour of 'bank'", "sentence", "neighbour of 'bank'"]
-    fig = viz.embedding_map(points, labels, groups, "bank and friends")
+    fig = plotly_figure(viz.embedding_map(points, labels, groups, "bank and friends"))
     assert [trace.name for trace in fig.data] == ["sentence", "neighbour of 'bank'"]
     first = fig.data[0]
     np.testing.assert_array_equal(first.x, points[[0, 1, 3], 0])
@@ -213,7 +221,7 @@ def test_embedding_map_one_trace_per_group(rng: np.random.Generator) -> None:
 def test_layer_trajectory_rows_are_layers(rng: np.random.Generator) -> None:
     vectors = rng.normal(size=(4, 16))
     cosine = np.array([1.0, 0.9, 0.7, 0.6])
-    fig = viz.layer_trajectory(vectors, "bank", cosine)
+    fig = plotly_figure(viz.layer_trajectory(vectors, "bank", cosine))
     (trace,) = heatmaps(fig)
     np.testing.assert_array_equal(trace.z, vectors)
     assert list(fig.layout.yaxis.ticktext) == ["input", "layer 1", "layer 2", "layer 3"]
@@ -227,7 +235,7 @@ def test_layer_trajectory_rows_are_layers(rng: np.random.Generator) -> None:
 
 def test_binary_table_shows_bits_as_text() -> None:
     bits = (np.arange(8)[:, None] >> np.arange(3)[::-1]) & 1
-    fig = viz.binary_table(bits, col_labels=["4", "2", "1"])
+    fig = plotly_figure(viz.binary_table(bits, col_labels=["4", "2", "1"]))
     (trace,) = heatmaps(fig)
     np.testing.assert_array_equal(trace.z, bits)
     assert trace.text[5].tolist() == ["1", "0", "1"]
@@ -237,13 +245,13 @@ def test_binary_table_shows_bits_as_text() -> None:
 
 def test_sinusoidal_heatmap_and_waves(rng: np.random.Generator) -> None:
     pe = np.sin(rng.normal(size=(T, 8)))
-    fig = viz.sinusoidal_heatmap(pe, TOKENS)
+    fig = plotly_figure(viz.sinusoidal_heatmap(pe, TOKENS))
     (trace,) = heatmaps(fig)
     np.testing.assert_array_equal(trace.z, pe)
     assert trace.zmid == 0
     assert list(fig.layout.yaxis.ticktext) == [f"{i} {tok}" for i, tok in enumerate(TOKENS)]
 
-    waves = viz.positional_waves(pe, [0, 3])
+    waves = plotly_figure(viz.positional_waves(pe, [0, 3]))
     assert [trace.name for trace in waves.data] == ["dimension 0", "dimension 3"]
     np.testing.assert_array_equal(waves.data[1].y, pe[:, 3])
     with pytest.raises(ValueError):
@@ -252,7 +260,7 @@ def test_sinusoidal_heatmap_and_waves(rng: np.random.Generator) -> None:
 
 def test_embedding_plus_position(rng: np.random.Generator) -> None:
     emb, pos = rng.normal(size=(T, 8)), rng.normal(size=(T, 8))
-    fig = viz.embedding_plus_position(emb, pos, TOKENS)
+    fig = plotly_figure(viz.embedding_plus_position(emb, pos, TOKENS))
     panels = heatmaps(fig)
     assert len(panels) == 3
     for trace, expected in zip(panels, (emb, pos, emb + pos), strict=True):
@@ -270,7 +278,7 @@ def test_embedding_plus_position(rng: np.random.Generator) -> None:
 
 def test_attention_heatmap_data_axes_and_hover(rng: np.random.Generator) -> None:
     weights = attention_weights(rng, T, T)
-    fig = viz.attention_heatmap(weights, TOKENS, "layer 1, head 1")
+    fig = plotly_figure(viz.attention_heatmap(weights, TOKENS, "layer 1, head 1"))
     (trace,) = heatmaps(fig)
     np.testing.assert_array_equal(trace.z, weights)
     assert (trace.zmin, trace.zmax) == (0, 1)
@@ -286,7 +294,7 @@ def test_attention_heatmap_data_axes_and_hover(rng: np.random.Generator) -> None
 def test_attention_heatmap_cross_attention_keys(rng: np.random.Generator) -> None:
     keys = ["I", "go", "to", "school"]
     weights = attention_weights(rng, 3, 4)
-    fig = viz.attention_heatmap(weights, ["나는", "학교에", "간다"], key_tokens=keys)
+    fig = plotly_figure(viz.attention_heatmap(weights, ["나는", "학교에", "간다"], key_tokens=keys))
     assert_token_axis(fig.layout.xaxis, keys)
     assert_token_axis(fig.layout.yaxis, ["나는", "학교에", "간다"])
     assert list(fig.data[0].customdata[2, 3][:2]) == ["간다", "school"]
@@ -296,7 +304,7 @@ def test_attention_heatmap_cross_attention_keys(rng: np.random.Generator) -> Non
 
 def test_attention_grid_has_a_panel_per_layer_and_head(rng: np.random.Generator) -> None:
     weights = attention_weights(rng, 2, 3, T, T)
-    fig = viz.attention_grid(weights, TOKENS)
+    fig = plotly_figure(viz.attention_grid(weights, TOKENS))
     panels = heatmaps(fig)
     assert len(panels) == 2 * 3
     np.testing.assert_array_equal(panels[4].z, weights[1, 1])  # L2 H2
@@ -310,7 +318,7 @@ def test_attention_grid_has_a_panel_per_layer_and_head(rng: np.random.Generator)
 
 def test_attention_row_bars_over_the_keys(rng: np.random.Generator) -> None:
     row = attention_weights(rng, T)
-    fig = viz.attention_row(row, TOKENS, "sat", query_index=2)
+    fig = plotly_figure(viz.attention_row(row, TOKENS, "sat", query_index=2))
     (bar,) = fig.data
     assert isinstance(bar, go.Bar)
     np.testing.assert_array_equal(bar.y, row)
@@ -324,7 +332,7 @@ def test_causal_mask_is_minus_infinity_exactly_above_the_diagonal() -> None:
     above = np.triu(np.ones((T, T), dtype=bool), k=1)
     assert np.all(np.isneginf(mask[above])) and np.all(mask[~above] == 0)
 
-    fig = viz.causal_mask_figure(additive_mask(causal_mask(T)), TOKENS)
+    fig = plotly_figure(viz.causal_mask_figure(additive_mask(causal_mask(T)), TOKENS))
     (trace,) = heatmaps(fig)
     assert fig.layout.title.text == "causal mask: -∞ above the diagonal"
     np.testing.assert_array_equal(np.asarray(trace.z) == 1, above)  # dark exactly above
@@ -340,7 +348,7 @@ def test_causal_mask_is_minus_infinity_exactly_above_the_diagonal() -> None:
 
 def test_topk_bar_highest_on_top() -> None:
     candidates = [("shore", 0.2), ("bank", 0.5), ("side", 0.05), ("<b>x", 0.25)]
-    fig = viz.topk_bar(candidates, "what fills [MASK]?")
+    fig = plotly_figure(viz.topk_bar(candidates, "what fills [MASK]?"))
     (bar,) = fig.data
     assert bar.orientation == "h"
     assert list(bar.x) == [0.5, 0.25, 0.2, 0.05]
@@ -352,7 +360,7 @@ def test_topk_bar_highest_on_top() -> None:
 def test_distribution_bar_takes_the_top_k(rng: np.random.Generator) -> None:
     probs = rng.dirichlet(np.ones(30))
     labels = [f"tok{i}" for i in range(30)]
-    fig = viz.distribution_bar(probs, labels, k=5)
+    fig = plotly_figure(viz.distribution_bar(probs, labels, k=5))
     expected = np.sort(probs)[::-1][:5]
     np.testing.assert_allclose(fig.data[0].x, expected)
     assert fig.layout.yaxis.ticktext[0] == labels[int(np.argmax(probs))]
@@ -371,12 +379,13 @@ def test_matrix_to_csv_round_trips_and_quotes() -> None:
 
 
 def test_accuracy_by_length_draws_one_line_per_model() -> None:
-    fig = viz.accuracy_by_length(
+    spec = viz.accuracy_by_length(
         range(1, 9), {"translate": [1.0] * 8, "<b>lstm</b>": [1, 1, 0.9, 0.8, 0.6, 0.4, 0.2, None]}
     )
+    fig = plotly_figure(spec)
     assert [t.name for t in fig.data] == ["translate", "&lt;b&gt;lstm&lt;/b&gt;"]
     assert list(fig.data[1].y)[-1] is None and list(fig.data[0].x) == list(range(1, 9))
     assert fig.layout.yaxis.tickformat == ".0%"
-    json.loads(fig.to_json())
+    json.loads(viz.to_json(spec))
     with pytest.raises(ValueError, match="lengths"):
         viz.accuracy_by_length([1, 2], {"m": [1.0]})

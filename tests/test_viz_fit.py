@@ -10,6 +10,7 @@ import pytest
 
 import viz
 from model import additive_mask, binary_encoding, causal_mask, sinusoidal_encoding
+from tests.figures import plotly_figure
 from viz._common import CELL_FONT_MIN, cell_font, plot_width
 
 # "the" three times, "bank" twice: a builder that keys by text would merge them.
@@ -41,7 +42,7 @@ def _figures(rng: np.random.Generator) -> dict[str, tuple[go.Figure, int]]:
     emb = rng.normal(size=(T, d))
     vectors = rng.normal(size=(3, d))
     candidates = [("the", 0.4), ("bank", 0.3), ("the", 0.2), ("bank", 0.1)]
-    return {
+    specs = {
         "token_strip": (viz.token_strip(TOKENS, np.arange(T)), T),
         "matrix_heatmap": (viz.matrix_heatmap(emb, TOKENS), T),
         "matrix_heatmap_tokens": (viz.matrix_heatmap(emb @ emb.T, TOKENS, TOKENS), T),
@@ -58,6 +59,7 @@ def _figures(rng: np.random.Generator) -> dict[str, tuple[go.Figure, int]]:
         "topk_bar": (viz.topk_bar(candidates), 4),
         "distribution_bar": (viz.distribution_bar(np.full(T, 1 / T), TOKENS, k=T), T),
     }
+    return {name: (plotly_figure(spec), n) for name, (spec, n) in specs.items()}
 
 
 @pytest.mark.parametrize("name", list(_figures(np.random.default_rng(0))))
@@ -91,7 +93,8 @@ def test_positional_rows_name_each_position_once(name: str) -> None:
 
 def test_the_layer_head_grid_names_every_token() -> None:
     tokens = [f"w{i}" for i in range(21)]
-    fig = viz.attention_grid(_weights(np.random.default_rng(0), 2, 3, 21, 21), tokens)
+    weights = _weights(np.random.default_rng(0), 2, 3, 21, 21)
+    fig = plotly_figure(viz.attention_grid(weights, tokens))
     labelled = [(a, v, t) for a, v, t in _token_axes(fig) if t]
     assert labelled and all(v == list(range(21)) and t == tokens for _, v, t in labelled)
 
@@ -136,7 +139,7 @@ def test_the_plot_width_leaves_room_for_labels_and_colour_bar() -> None:
 )
 def test_numbers_are_printed_in_cells_only_where_they_fit(build, n: int, shown: bool) -> None:
     rng = np.random.default_rng(1)
-    fig = build(_weights(rng, n, n), [f"t{i}" for i in range(n)])
+    fig = plotly_figure(build(_weights(rng, n, n), [f"t{i}" for i in range(n)]))
     assert _cell_text_shown(fig) is shown
     for trace in fig.data:
         assert trace.customdata is not None  # hover always has the number
@@ -152,7 +155,7 @@ def test_numbers_are_printed_in_cells_only_where_they_fit(build, n: int, shown: 
 def test_waves_are_continuous_curves_through_the_integer_positions() -> None:
     span, d, k = 20, 16, 16
     pe, curve = sinusoidal_encoding(span, d), sinusoidal_encoding(span, d, per_position=k)
-    fig = viz.positional_waves(pe, [0, 1], curve=curve)
+    fig = plotly_figure(viz.positional_waves(pe, [0, 1], curve=curve))
     lines = [t for t in fig.data if t.mode == "lines"]
     dots = [t for t in fig.data if t.mode == "markers"]
     assert len(lines) == len(dots) == 2

@@ -11,6 +11,7 @@ import pytest
 
 import viz
 from i18n import using
+from tests.figures import plotly_figure
 from viz._common import plot_width
 from viz.layers import attention_grid_page
 from viz.learning import learning_curve, toy_answer
@@ -27,7 +28,7 @@ IMAGE = RNG.random((8, 8)) * 16
 
 # builder -> what its English figure reads: (title, x axis title, y axis title), None where
 # the figure has none (a caller's own title, "t", stays as given).
-BUILDERS: dict[str, tuple[Callable[[], go.Figure], tuple[str | None, ...]]] = {
+BUILDERS: dict[str, tuple[Callable[[], viz.Figure], tuple[str | None, ...]]] = {
     "attention_heatmap": (lambda: viz.attention_heatmap(WEIGHTS, TOKENS),
                           ("attention weights (rows: queries, columns: keys)", "key", "query")),
     "attention_grid": (lambda: viz.attention_grid(RNG.random((2, 2, 6, 6)), TOKENS),
@@ -105,21 +106,22 @@ def _read(fig: go.Figure) -> tuple[str | None, ...]:
 def test_a_figure_reads_in_korean_and_in_english_as_before(name: str) -> None:
     build, english = BUILDERS[name]
     with using("en"):
-        en = build()
+        en_spec = build()
     with using("ko"):
-        ko = build()
+        ko_spec = build()
+    en, ko = plotly_figure(en_spec), plotly_figure(ko_spec)
     assert _read(en) == english
     words = [text for text in _read(ko) if text and text != "t"]  # a caller's title stays
     assert words and all(_hangul(text) for text in words), _read(ko)
-    assert en.to_json() != ko.to_json()
+    assert viz.to_json(en_spec) != viz.to_json(ko_spec)
 
 
 def test_hovers_legends_and_colour_bars_are_translated() -> None:
     with using("ko"):
-        heatmap = viz.attention_heatmap(WEIGHTS, TOKENS)
-        waves = viz.positional_waves(PE, [0, 2])
-        panels = viz.embedding_plus_position(PE, PE, TOKENS)
-        strip = viz.token_strip(TOKENS, range(6))
+        heatmap = plotly_figure(viz.attention_heatmap(WEIGHTS, TOKENS))
+        waves = plotly_figure(viz.positional_waves(PE, [0, 2]))
+        panels = plotly_figure(viz.embedding_plus_position(PE, PE, TOKENS))
+        strip = plotly_figure(viz.token_strip(TOKENS, range(6)))
     assert heatmap.data[0].colorbar.title.text == "가중치"
     assert [trace.name for trace in waves.data] == ["차원 0", "차원 2"]
     assert "위치 %{x}" in waves.data[0].hovertemplate  # Plotly's own placeholders kept
@@ -130,7 +132,7 @@ def test_hovers_legends_and_colour_bars_are_translated() -> None:
 
 def test_tokens_and_numbers_stay_as_they_are_in_korean() -> None:
     with using("ko"):
-        fig = viz.attention_row(WEIGHTS[2], TOKENS, "sat", query_index=2)
+        fig = plotly_figure(viz.attention_row(WEIGHTS[2], TOKENS, "sat", query_index=2))
     assert list(fig.layout.xaxis.ticktext) == TOKENS
     assert "'sat'" in fig.layout.title.text
     assert list(fig.data[0].text) == [f"{w:.0%}" for w in WEIGHTS[2]]
@@ -141,17 +143,17 @@ def test_a_korean_colour_bar_title_is_measured_full_width() -> None:
     assert plot_width(TOKENS, "가중치") < plot_width(TOKENS, "abc")
     assert plot_width(TOKENS, "weight") == plot_width(TOKENS, "weight")  # English as before
     with using("ko"):
-        fig = viz.similarity_heatmap(WEIGHTS, TOKENS)
-    bar = fig.data[0].colorbar.title.text
+        spec = viz.similarity_heatmap(WEIGHTS, TOKENS)
+    bar = plotly_figure(spec).data[0].colorbar.title.text
     assert _hangul(bar)
-    right = estimate(fig.layout.to_plotly_json(), fig.data)["r"]
+    right = estimate(spec["layout"], spec["data"])["r"]
     assert right >= text_px(bar, 1.2 * 14)  # the colour bar's title fits in the margin
 
 
 def test_a_korean_axis_title_gets_its_room() -> None:
     with using("ko"):
-        fig = viz.topk_bar([("a", 0.5), ("b", 0.3)])
+        fig = plotly_figure(viz.topk_bar([("a", 0.5), ("b", 0.3)]))
     with using("en"):
-        en = viz.topk_bar([("a", 0.5), ("b", 0.3)])
+        en = plotly_figure(viz.topk_bar([("a", 0.5), ("b", 0.3)]))
     assert fig.layout.margin.b == en.layout.margin.b  # one line of title either way
     assert fig.layout.margin.b >= 14 * 1.3 + 15  # the title's line and its standoff

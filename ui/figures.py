@@ -2,7 +2,7 @@
 reuse as its Plotly JSON, drawn (ui.workarounds.chart) with a toolbar whose camera button
 saves a PNG.
 Going back to a layer, head, token or sentence shown before sends the same JSON at once
-(building a Plotly figure and writing its JSON, not running the model, is most of what a
+(building a figure's dicts and writing its JSON, not running the model, is most of what a
 rerun costs).
 
     chart("att_head_map", (view.key, layer, head), viz.attention_heatmap, weights, tokens,
@@ -14,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from i18n import N_, _, language
 from ui.workarounds.chart import plot
-from viz import zoom
+from viz import Figure, to_json, zoom
 
 MAX_CELLS = 128 * 256  # figures of larger matrices are built afresh, not held in memory
 # The toolbar's words (Plotly's own English, as its locale dictionaries name them), given to
@@ -39,7 +38,7 @@ def _kept(kind: str, key: Hashable, _make: Callable[[], str]) -> str:
 def figure_json(
     kind: str,
     where: Hashable,
-    build: Callable[..., go.Figure],
+    build: Callable[..., Figure],
     *args: object,
     window: tuple[int, int] | None = None,
     rows: bool = True,
@@ -56,7 +55,7 @@ def figure_json(
     a Korean session is never sent an English figure, nor the reverse."""
 
     def make() -> str:
-        return zoom(build(*args, **kwargs), window, rows=rows, cols=cols).to_json()
+        return to_json(zoom(build(*args, **kwargs), window, rows=rows, cols=cols))
 
     if cells is None:
         cells = sum(np.size(a) for a in args if isinstance(a, np.ndarray))
@@ -68,7 +67,7 @@ def figure_json(
 def chart(
     widget_key: str,
     where: Hashable,
-    build: Callable[..., go.Figure],
+    build: Callable[..., Figure],
     *args: object,
     filename: str | None = None,
     **kwargs: object,

@@ -1,13 +1,16 @@
-"""Pure Plotly figure builders for Transformer Glassbox: numpy arrays in, go.Figure out.
+"""Pure Plotly figure builders for Transformer Glassbox: numpy arrays in, Plotly's figure
+JSON as a dict out (`Figure`: {"data": [traces], "layout": {...}}, validated against
+Plotly's schema in the tests); `to_json` writes it as the app sends it to the browser.
 
-No Streamlit, no torch, no model: pages pass in the numbers of a Trace (and of
+No plotly objects at run time (building and validating them cost most of a figure's time),
+no Streamlit, no torch, no model: pages pass in the numbers of a Trace (and of
 `analysis`) and lay out what comes back. Token axes are integer positions with the tokens
 as tick labels, so repeated tokens keep their own rows and columns. The language is an input
 too: every word a figure shows (titles, axes, legends, colour bars, hovers) goes through
 `i18n._` in the current language; tokens and numbers stay as they are.
 """
 
-from viz._common import TokenLabel
+from viz._common import Figure, TokenLabel, to_json
 from viz.attention import (
     attention_grid,
     attention_heatmap,
@@ -37,6 +40,7 @@ from viz.vision import (
 from viz.zoom import zoom
 
 __all__ = [
+    "Figure",
     "TokenLabel",
     "accuracy_by_length",
     "attention_over_image",
@@ -61,6 +65,7 @@ __all__ = [
     "shifted_targets",
     "similarity_heatmap",
     "sinusoidal_heatmap",
+    "to_json",
     "token_strip",
     "topk_bar",
     "zoom",

@@ -1,4 +1,13 @@
-"""Shared pieces of every figure: token axes, heights, fonts, colour scales, cell text.
+"""Shared pieces of every figure: token axes, heights, fonts, colour scales, cell text, and
+the JSON the app sends (`to_json`).
+
+A figure is Plotly's figure JSON as Python data (`Figure`): {"data": [trace dicts, each
+with its "type"], "layout": {...}}, built as plain dicts and lists. No plotly object is made
+at run time: Plotly's validation and its copy of a figure cost most of a figure's build (the
+tests check every builder's figure against Plotly's schema instead, tests/figures.py).
+Properties are written nested ({"marker": {"color": ...}}, never `marker_color`), colour
+scales as the [[position, colour], ...] lists Plotly's named scales expand to, titles as
+{"text": ...}.
 
 Token strings are user text. They only ever reach a figure as data: HTML-escaped in tick
 labels, text and titles (Plotly renders a subset of HTML there), and through `customdata`
@@ -7,20 +16,41 @@ in hover templates, never formatted into the template string itself.
 
 from __future__ import annotations
 
+import base64
 import html
+import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import plotly.graph_objects as go
-import plotly.io as pio
 
 from viz.margins import TITLE_STANDOFF, WIDE_EM, is_wide, text_px
 from viz.margins import estimate as estimate_margins
 
+Figure = dict[str, Any]
+"""Plotly's figure JSON as Python data: {"data": [trace dicts, each with "type"], "layout":
+{...}}. Values may be numpy arrays (sent as Plotly's typed arrays, `to_json`)."""
+
+
+def _scale(colours: Sequence[str]) -> list[list[float | str]]:
+    """Colours evenly spaced from 0 to 1, as Plotly expands a named colour scale."""
+    last = len(colours) - 1
+    return [[i / last, colour] for i, colour in enumerate(colours)]
+
+
 # Colour scales: weights and probabilities live in [0, 1]; signed values are centred at 0.
-WEIGHT_SCALE = "Blues"
-SIGNED_SCALE = "RdBu_r"  # red for positive, blue for negative, white at 0
+# Plotly's named scales "Blues" and "RdBu_r", as plotly.py writes them into a figure (its
+# scales, not Plotly.js's own of the same names; tests/test_figures.py compares them).
+WEIGHT_SCALE = _scale(
+    ["rgb(247,251,255)", "rgb(222,235,247)", "rgb(198,219,239)", "rgb(158,202,225)",
+     "rgb(107,174,214)", "rgb(66,146,198)", "rgb(33,113,181)", "rgb(8,81,156)", "rgb(8,48,107)"]
+)  # fmt: skip
+SIGNED_SCALE = _scale(  # red for positive, blue for negative, white at 0
+    ["rgb(5,48,97)", "rgb(33,102,172)", "rgb(67,147,195)", "rgb(146,197,222)",
+     "rgb(209,229,240)", "rgb(247,247,247)", "rgb(253,219,199)", "rgb(244,165,130)",
+     "rgb(214,96,77)", "rgb(178,24,43)", "rgb(103,0,31)"]
+)  # fmt: skip
 MASKED_COLOUR = "#2b2b2b"  # cells masked to -inf, and gaps in heatmaps
 
 FONT_SIZE = 14
@@ -153,17 +183,22 @@ _AXIS = {
     "ticklabeloverflow": "allow",
     "title": {"standoff": TITLE_STANDOFF},
 }
-# A small white template: plotly's own "plotly_white" is copied into every figure that names
-# it, which costs ~30 ms a figure; this one holds only what the figures here use.
-WHITE = go.layout.Template(
-    layout={"paper_bgcolor": "white", "plot_bgcolor": "white", "xaxis": _AXIS, "yaxis": _AXIS}
-)
-# A new go.Figure starts from plotly.io's default template, which was plotly's own large
-# "plotly" one: copied and validated into every figure before apply_layout replaced it with
-# WHITE, 1.5-2 ms of a figure's 5-12 ms (issue 38). WHITE is the default instead; the
-# figures' JSON is the same.
-pio.templates["glassbox_white"] = WHITE
-pio.templates.default = "glassbox_white"
+
+
+def white() -> dict:
+    """The figures' small white template, a fresh copy for each figure's layout (no figure
+    shares a dict with another). Plotly's own "plotly_white" is copied into every figure
+    that names it, which costs ~30 ms a figure; this one holds only what the figures here
+    use."""
+
+    def axis() -> dict:
+        return {**_AXIS, "title": dict(_AXIS["title"])}
+
+    return {
+        "layout": {
+            "paper_bgcolor": "white", "plot_bgcolor": "white", "xaxis": axis(), "yaxis": axis()
+        }
+    }
 
 
 # Hangul in every figure (issue 31): Plotly's own Latin fonts first, so an English figure
@@ -175,10 +210,12 @@ FONT_FAMILY = (
 )
 
 
-def apply_layout(fig: go.Figure, title: str, height: int, **extra: object) -> go.Figure:
-    """Apply the shared look (title size, font, tight margins, white template, height).
+def apply_layout(fig: Figure, title: str, height: int, **extra: object) -> Figure:
+    """Apply the shared look (title size, font, tight margins, white template, height) to
+    `fig`'s layout, in place (and return it).
 
-    Keyword arguments are further layout settings and win over the defaults.
+    Keyword arguments are further layout settings and win over the defaults; nested dicts
+    merge into what the layout already has (as Plotly's update_layout does).
     """
     layout: dict = {
         "title": {
@@ -189,21 +226,17 @@ def apply_layout(fig: go.Figure, title: str, height: int, **extra: object) -> go
         },
         "font": {"size": FONT_SIZE, "family": FONT_FAMILY},
         "height": height,
-        "margin": MARGIN,
-        "template": WHITE,
+        "margin": dict(MARGIN),
+        "template": white(),
         "hoverlabel": {"font": {"size": FONT_SIZE, "family": FONT_FAMILY}},
     }
     layout.update(extra)
-    # One validation of the merged layout: `fig.update_layout(**layout)` did the same merge
-    # through Plotly's property-path machinery, 5 ms more a figure (most of the time a new
-    # sentence spent building figures; README, Benchmarks). Assigned as a dict: a
-    # go.Layout would be validated twice (the figure's setter rebuilds it), 1-3 ms more.
-    full = merged(fig.layout.to_plotly_json(), layout)
+    full = merged(fig.get("layout") or {}, layout)
     # Margins that already hold the labels and colour bar: one draw, not two (viz.margins).
-    margin = estimate_margins(full, fig.data)
+    margin = estimate_margins(full, fig.get("data") or [])
     if margin is not None:
         full["margin"] = margin
-    fig.layout = full
+    fig["layout"] = full
     return fig
 
 
@@ -247,6 +280,58 @@ def panel_row(widths: Sequence[float], gap: float, titles: Sequence[str]) -> dic
         )
         start = end + gap
     return layout
+
+
+def panel_grid(
+    rows: int, cols: int, h_gap: float, v_gap: float, titles: Sequence[str]
+) -> dict:
+    """Layout of a grid of panels, rows top-down, each titled above: what plotly's
+    make_subplots(rows, cols, subplot_titles=titles, horizontal_spacing=h_gap,
+    vertical_spacing=v_gap) lays out, by the same arithmetic, without building a figure.
+    Panel (r, c) (from 0) is number r * cols + c; its traces go on `panel_axes(number)`."""
+    widths = [(1.0 - h_gap * (cols - 1)) / cols] * cols
+    heights = [(1.0 - v_gap * (rows - 1)) / rows] * rows
+    layout: dict = {"annotations": []}
+    for r in range(rows):
+        below = rows - 1 - r  # the rows under this one
+        bottom = sum(heights[:below]) + below * v_gap
+        y_domain = [min(max(bottom, 0.0), 1.0), min(max(bottom + heights[below], 0.0), 1.0)]
+        for c in range(cols):
+            left = sum(widths[:c]) + c * h_gap
+            x_domain = [left, left + widths[c]]
+            x, y = panel_axes(r * cols + c)
+            layout[f"xaxis{x[1:]}"] = {"anchor": y, "domain": x_domain}
+            layout[f"yaxis{y[1:]}"] = {"anchor": x, "domain": y_domain}
+            title = titles[r * cols + c] if r * cols + c < len(titles) else ""
+            if title:
+                layout["annotations"].append(
+                    {
+                        "text": title,
+                        "x": sum(x_domain) / 2.0,
+                        "xanchor": "center",
+                        "xref": "paper",
+                        "y": y_domain[1],
+                        "yanchor": "bottom",
+                        "yref": "paper",
+                        "showarrow": False,
+                        "font": {"size": 16},
+                    }
+                )
+    return layout
+
+
+def axis_keys(layout: dict, letter: str) -> list[str]:
+    """The layout's keys of every `letter` ("x" or "y") axis: "xaxis" (always, as Plotly's
+    update_xaxes counts it), then "xaxis2", "xaxis3", ... as the layout has them."""
+    more = [key for key in layout if key.startswith(f"{letter}axis") and key[5:].isdigit()]
+    return [f"{letter}axis", *more]
+
+
+def update_axes(layout: dict, letter: str, **update: object) -> None:
+    """Merge `update` into every `letter` axis of the layout, in place: Plotly's
+    update_xaxes (letter "x") or update_yaxes."""
+    for key in axis_keys(layout, letter):
+        layout[key] = merged(layout.get(key) or {}, update)
 
 
 def merged(base: dict, update: dict) -> dict:
@@ -384,7 +469,7 @@ def heatmap_trace(
     zmax: float | None = None,
     coloraxis: str | None = None,
     colorbar_title: str | None = None,
-) -> go.Heatmap:
+) -> dict:
     """The one heatmap trace all builders use: integer x/y, customdata hover, and numbers
     in the cells where they fit (`cell_text_font`), else on hover only.
 
@@ -394,7 +479,8 @@ def heatmap_trace(
     text = cell_text(values, text_fmt)
     bar = None if coloraxis is not None else (colorbar_title or "")
     font = cell_text_font(text, text_auto, plot_width(row_labels, bar))
-    kwargs: dict = {
+    trace: dict = {
+        "type": "heatmap",
         "z": finite_or_nan(values),
         "x": list(range(values.shape[1])),
         "y": list(range(values.shape[0])),
@@ -403,25 +489,107 @@ def heatmap_trace(
         "hoverongaps": True,
     }
     if font is not None:
-        kwargs["text"] = text
-        kwargs["texttemplate"] = "%{text}"
-        kwargs["textfont"] = {"size": font}
+        trace["text"] = text
+        trace["texttemplate"] = "%{text}"
+        trace["textfont"] = {"size": font}
     if coloraxis is not None:
-        kwargs["coloraxis"] = coloraxis
+        trace["coloraxis"] = coloraxis
     else:
         if signed:
             limit = signed_limit(values)
-            kwargs.update(colorscale=SIGNED_SCALE, zmid=0.0)
-            kwargs["zmin"] = -limit if zmin is None else zmin
-            kwargs["zmax"] = limit if zmax is None else zmax
+            trace.update(colorscale=SIGNED_SCALE, zmid=0.0)
+            trace["zmin"] = -limit if zmin is None else zmin
+            trace["zmax"] = limit if zmax is None else zmax
         else:
-            kwargs["colorscale"] = WEIGHT_SCALE
+            trace["colorscale"] = WEIGHT_SCALE
             if zmin is not None:
-                kwargs["zmin"] = zmin
+                trace["zmin"] = zmin
             if zmax is not None:
-                kwargs["zmax"] = zmax
+                trace["zmax"] = zmax
         colorbar: dict = {"thickness": 14}
         if colorbar_title:
             colorbar["title"] = {"text": escape(colorbar_title)}
-        kwargs["colorbar"] = colorbar
-    return go.Heatmap(**kwargs)
+        trace["colorbar"] = colorbar
+    return trace
+
+
+# --- the JSON the app sends -----------------------------------------------------------------
+
+# numpy dtypes that plotly.py writes as Plotly.js typed arrays, and their short names
+# (static/svg_chart.js's TYPED table reads each of them).
+TYPED = {
+    "int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2",
+    "int32": "i4", "uint32": "u4", "float32": "f4", "float64": "f8",
+}  # fmt: skip
+_NARROWER = {"i": (np.int8, np.int16, np.int32), "u": (np.uint8, np.uint16, np.uint32)}
+# Keys whose arrays are always written as lists: Plotly's fixed-length settings (a range, a
+# domain) and the keys plotly.py never writes as typed arrays.
+_AS_LISTS = frozenset({"range", "domain", "layer", "layers", "geojson"})
+_HTML_SAFE = (("<", "\\u003c"), (">", "\\u003e"), ("/", "\\u002f"))
+
+
+def typed_array(values: np.ndarray) -> dict | list:
+    """A numpy array as Plotly's typed array {"dtype", "bdata" (base64 of its little-endian
+    bytes), "shape" (2-D and up: "R, C")}, as plotly.py 6 writes it: 64-bit integers
+    narrowed to the fewest bits that hold them. Nested lists where plotly.py writes lists:
+    an empty array, strings or other objects, booleans, integers too big for 32 bits."""
+    if values.size == 0:
+        return values.tolist()
+    if values.dtype.kind in "iu" and values.dtype.itemsize == 8:
+        low, high = values.min(), values.max()
+        fits = [t for t in _NARROWER[values.dtype.kind] if np.iinfo(t).min <= low]
+        fits = [t for t in fits if high <= np.iinfo(t).max]
+        if not fits:
+            return values.tolist()
+        values = values.astype(fits[0])
+    short = TYPED.get(values.dtype.name)
+    if short is None:
+        return values.tolist()
+    data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<"))
+    spec = {"dtype": short, "bdata": base64.b64encode(data.data).decode("ascii")}
+    if values.ndim > 1:
+        spec["shape"] = ", ".join(map(str, values.shape))
+    return spec
+
+
+_CONTAINERS = (dict, list, tuple, np.ndarray)
+
+
+def _plain(value: Any, key: str = "") -> Any:
+    """`value` with its numpy arrays as typed arrays (or lists: `typed_array`); dicts are
+    copied, the figure itself is left as it is. An array in a list is written as a list,
+    as plotly.py does."""
+    if isinstance(value, dict):
+        return {k: _plain(v, k) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return value.tolist() if key in _AS_LISTS else typed_array(value)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, _CONTAINERS) for v in value):
+        return [v.tolist() if isinstance(v, np.ndarray) else _plain(v) for v in value]
+    return value
+
+
+def _json_default(value: object) -> object:
+    """What the json module cannot write itself: numpy scalars and arrays (an array inside
+    a list of lists)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def to_json(fig: Figure) -> str:
+    """The figure as the compact JSON the app sends to the browser: numpy arrays as Plotly's
+    typed arrays (`typed_array`), numpy scalars as numbers, NaN and ±inf outside a typed
+    array as null, and "<", ">", "/" escaped, as plotly.py's `to_json` writes them."""
+    plain = _plain(fig)
+    compact = (",", ":")
+    try:
+        text = json.dumps(plain, separators=compact, default=_json_default, allow_nan=False)
+    except ValueError:  # a NaN or an infinity among the numbers: written as null
+        loose = json.dumps(plain, separators=compact, default=_json_default)
+        text = json.dumps(json.loads(loose, parse_constant=lambda _name: None), separators=compact)
+    for char, escaped in _HTML_SAFE:
+        if char in text:
+            text = text.replace(char, escaped)
+    return text

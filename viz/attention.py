@@ -8,8 +8,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from i18n import _
 from viz._common import (
@@ -17,6 +15,7 @@ from viz._common import (
     MAX_HEIGHT,
     MINUS_INF,
     WEIGHT_SCALE,
+    Figure,
     apply_layout,
     as_array,
     cell_customdata,
@@ -27,9 +26,13 @@ from viz._common import (
     heatmap_trace,
     hover_all,
     hover_label,
+    merged,
+    panel_axes,
+    panel_grid,
     plot_width,
     tick_font_size,
     token_axis,
+    update_axes,
 )
 
 ATTENTION_HOVER = "%{customdata[0]} (%{y}) → %{customdata[1]} (%{x}): %{z:.3f}<extra></extra>"
@@ -49,7 +52,7 @@ def attention_heatmap(
     title: str = "",
     key_tokens: Sequence[str] | None = None,
     text_auto: bool | None = None,
-) -> go.Figure:
+) -> Figure:
     """One head's attention weights [T_query, T_key]: query rows (top-down), key columns.
 
     Weights are on a fixed 0..1 scale. Hover reads "bank (7) → river (3): 0.412". For
@@ -71,15 +74,13 @@ def attention_heatmap(
         zmax=1.0,
         colorbar_title=_("weight"),
     )
-    fig = go.Figure(trace)
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": [trace]},
         title or _("attention weights (rows: queries, columns: keys)"),
         figure_height(matrix.shape[0]),
         xaxis=token_axis(keys, _("key")),
         yaxis=token_axis(tokens, _("query"), vertical=True),
     )
-    return fig
 
 
 def _grid_ticks(labels: Sequence[str], room_px: float) -> dict:
@@ -107,7 +108,7 @@ def attention_grid(
     tokens: Sequence[str],
     title: str | None = None,
     key_tokens: Sequence[str] | None = None,
-) -> go.Figure:
+) -> Figure:
     """Every layer x head as a small heatmap [L, H, T_query, T_key] (rows: layers).
 
     Panels are titled "L1 H1", ...; they share one 0..1 colour scale. The left column and
@@ -125,14 +126,12 @@ def attention_grid(
     panel_px = min(max(GRID_PANEL_PX, n_query * GRID_LABEL_PX), (MAX_HEIGHT - 160) / layers)
     height = int(min(MAX_HEIGHT, max(300, layers * panel_px + 160)))
     vertical_spacing = min(40 / height, 0.9 / max(layers - 1, 1))
-    fig = make_subplots(
-        rows=layers,
-        cols=heads,
-        subplot_titles=[
-            f"L{lay + 1} H{head + 1}" for lay in range(layers) for head in range(heads)
-        ],
-        horizontal_spacing=min(0.02, 0.9 / max(heads - 1, 1)),
-        vertical_spacing=vertical_spacing,
+    layout = panel_grid(
+        layers,
+        heads,
+        min(0.02, 0.9 / max(heads - 1, 1)),
+        vertical_spacing,
+        [f"L{lay + 1} H{head + 1}" for lay in range(layers) for head in range(heads)],
     )
     with_tokens = grid.size <= GRID_HOVER_CELLS_MAX
     customdata = (
@@ -140,6 +139,7 @@ def attention_grid(
         if with_tokens
         else None
     )
+    traces = []
     for lay in range(layers):
         for head in range(heads):
             prefix = f"L{lay + 1} H{head + 1}<br>"
@@ -148,33 +148,36 @@ def attention_grid(
                 if with_tokens
                 else prefix + _("query %{y} → key %{x}: %{z:.3f}<extra></extra>")
             )
-            fig.add_trace(
-                go.Heatmap(
-                    z=grid[lay, head],
-                    x=list(range(n_key)),
-                    y=list(range(n_query)),
-                    customdata=customdata,
-                    hovertemplate=hover,
-                    coloraxis="coloraxis",
-                ),
-                row=lay + 1,
-                col=head + 1,
-            )
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
-    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed")
-    for head in range(heads):
-        fig.update_xaxes(
-            _grid_ticks(keys, GRID_WIDTH_PX / heads),
-            showticklabels=True,
-            tickangle=-90,
-            row=layers,
-            col=head + 1,
-        )
-    for lay in range(layers):
-        fig.update_yaxes(_grid_ticks(tokens, panel_px), showticklabels=True, row=lay + 1, col=1)
-    fig.update_annotations(font={"size": 12})
-    apply_layout(
-        fig,
+            x, y = panel_axes(lay * heads + head)
+            trace = {
+                "type": "heatmap",
+                "z": grid[lay, head],
+                "x": list(range(n_key)),
+                "y": list(range(n_query)),
+                "hovertemplate": hover,
+                "coloraxis": "coloraxis",
+                "xaxis": x,
+                "yaxis": y,
+            }
+            if customdata is not None:
+                trace["customdata"] = customdata
+            traces.append(trace)
+    update_axes(layout, "x", showticklabels=False, showgrid=False, zeroline=False)
+    update_axes(
+        layout, "y", showticklabels=False, showgrid=False, zeroline=False, autorange="reversed"
+    )
+    for head in range(heads):  # the bottom row names the keys
+        x, _y = panel_axes((layers - 1) * heads + head)
+        ticks = {**_grid_ticks(keys, GRID_WIDTH_PX / heads), "showticklabels": True}
+        layout[f"xaxis{x[1:]}"] = merged(layout[f"xaxis{x[1:]}"], {**ticks, "tickangle": -90})
+    for lay in range(layers):  # the first column names the queries
+        _x, y = panel_axes(lay * heads)
+        ticks = {**_grid_ticks(tokens, panel_px), "showticklabels": True}
+        layout[f"yaxis{y[1:]}"] = merged(layout[f"yaxis{y[1:]}"], ticks)
+    for note in layout["annotations"]:
+        note["font"] = {"size": 12}
+    return apply_layout(
+        {"data": traces, "layout": layout},
         _("attention in every layer and head") if title is None else title,
         height,
         coloraxis={
@@ -185,7 +188,6 @@ def attention_grid(
         },
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
     )
-    return fig
 
 
 def attention_row(
@@ -194,7 +196,7 @@ def attention_row(
     query_token: str,
     title: str | None = None,
     query_index: int | None = None,
-) -> go.Figure:
+) -> Figure:
     """One query's attention over the keys [T] as bars, e.g. the new token's attention row
     or the masked position's attention. `query_index` marks the query's own position."""
     row = as_array(weights, 1, "weights")
@@ -205,33 +207,32 @@ def attention_row(
         for i in range(row.shape[0])
     ]
     show_text = row.shape[0] <= 24
-    fig = go.Figure(
-        go.Bar(
-            x=list(range(row.shape[0])),
-            y=row,
-            marker={"color": colours},
-            customdata=[[query, key] for key in hover_all(tokens)],
-            hovertemplate="%{customdata[0]} → %{customdata[1]} (%{x}): %{y:.3f}<extra></extra>",
-            text=[f"{w:.0%}" for w in row] if show_text else None,
-            textposition="outside",
-            cliponaxis=False,
-        )
-    )
+    bar = {
+        "type": "bar",
+        "x": list(range(row.shape[0])),
+        "y": row,
+        "marker": {"color": colours},
+        "customdata": [[query, key] for key in hover_all(tokens)],
+        "hovertemplate": "%{customdata[0]} → %{customdata[1]} (%{x}): %{y:.3f}<extra></extra>",
+        "textposition": "outside",
+        "cliponaxis": False,
+    }
+    if show_text:
+        bar["text"] = [f"{w:.0%}" for w in row]
     top = float(np.nanmax(row)) if row.size else 1.0
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": [bar]},
         title or _("attention of '{token}' over the keys", token=query_token),
         380,
         xaxis=token_axis(tokens, _("key")),
         yaxis={"title": {"text": _("weight")}, "range": [0, max(top, 1e-9) * 1.18]},
         bargap=0.15,
     )
-    return fig
 
 
 def causal_mask_figure(
     mask: npt.ArrayLike, tokens: Sequence[str], title: str | None = None
-) -> go.Figure:
+) -> Figure:
     """The T x T mask M added to a decoder's scores (0 allowed, -inf masked, as
     model.additive_mask gives it): query i may look at keys 0..i only. The title defaults
     to "causal mask: -∞ above the diagonal".
@@ -246,30 +247,28 @@ def causal_mask_figure(
     masked = np.isneginf(mask)
     values_text = np.where(masked, MINUS_INF, "0").astype(object)
     font = cell_text_font(values_text, None, plot_width(tokens, None))
-    fig = go.Figure(
-        go.Heatmap(
-            z=masked.astype(float),
-            x=list(range(n)),
-            y=list(range(n)),
-            zmin=0.0,
-            zmax=1.0,
-            colorscale=[[0.0, ALLOWED_COLOUR], [1.0, MASKED_COLOUR]],
-            showscale=False,
-            text=values_text if font else None,
-            texttemplate="%{text}" if font else None,
-            textfont={"size": font or tick_font_size(n)},
-            customdata=cell_customdata(tokens, tokens, values_text),
-            hovertemplate="%{customdata[0]} (%{y}) → %{customdata[1]} (%{x}): "
-            "%{customdata[2]}<extra></extra>",
-            xgap=1,
-            ygap=1,
-        )
-    )
-    apply_layout(
-        fig,
+    trace = {
+        "type": "heatmap",
+        "z": masked.astype(float),
+        "x": list(range(n)),
+        "y": list(range(n)),
+        "zmin": 0.0,
+        "zmax": 1.0,
+        "colorscale": [[0.0, ALLOWED_COLOUR], [1.0, MASKED_COLOUR]],
+        "showscale": False,
+        "textfont": {"size": font or tick_font_size(n)},
+        "customdata": cell_customdata(tokens, tokens, values_text),
+        "hovertemplate": "%{customdata[0]} (%{y}) → %{customdata[1]} (%{x}): "
+        "%{customdata[2]}<extra></extra>",
+        "xgap": 1,
+        "ygap": 1,
+    }
+    if font:
+        trace.update(text=values_text, texttemplate="%{text}")
+    return apply_layout(
+        {"data": [trace]},
         _("causal mask: -∞ above the diagonal") if title is None else title,
         figure_height(n),
         xaxis=token_axis(tokens, _("key")),
         yaxis=token_axis(tokens, _("query"), vertical=True),
     )
-    return fig

@@ -6,36 +6,34 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import plotly.graph_objects as go
 
 from i18n import _
-from viz._common import WEIGHT_SCALE, apply_layout, escape, escape_all, token_axis
+from viz._common import WEIGHT_SCALE, Figure, apply_layout, escape, escape_all, token_axis
 
 LINE_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
 
 
 def cosine_by_layer(
     stages: Sequence[str], series: Mapping[str, Sequence[float]], title: str
-) -> go.Figure:
+) -> Figure:
     """One line per series: a cosine (of a word's vectors in two sentences) at each stage,
     input then after each layer. The y axis spans [min(0, lowest), 1]."""
-    fig = go.Figure()
+    traces = []
     low = 0.0
     for n, (name, values) in enumerate(series.items()):
         y = [float(v) for v in values]
         low = min(low, *y)
-        fig.add_trace(
-            go.Scatter(
-                x=list(range(len(stages))), y=y, mode="lines+markers+text", name=escape(name),
-                text=[f"{v:.2f}" for v in y], textposition="top center",
-                line={"width": 3, "color": LINE_COLOURS[n % len(LINE_COLOURS)]},
-                marker={"size": 10}, customdata=escape_all(stages),
-                hovertemplate=_("%{{customdata}}: cosine %{{y:.3f}}<extra>{name}</extra>",
-                                name=escape(name)),
-            )
-        )  # fmt: skip
+        traces.append({
+            "type": "scatter", "x": list(range(len(stages))), "y": y,
+            "mode": "lines+markers+text", "name": escape(name),
+            "text": [f"{v:.2f}" for v in y], "textposition": "top center",
+            "line": {"width": 3, "color": LINE_COLOURS[n % len(LINE_COLOURS)]},
+            "marker": {"size": 10}, "customdata": escape_all(stages),
+            "hovertemplate": _("%{{customdata}}: cosine %{{y:.3f}}<extra>{name}</extra>",
+                               name=escape(name)),
+        })  # fmt: skip
     return apply_layout(
-        fig, title, 340,
+        {"data": traces}, title, 340,
         xaxis=token_axis(stages), yaxis={"title": {"text": _("cosine")}, "range": [low, 1.08]},
         legend={"orientation": "h", "y": -0.35}, showlegend=len(series) > 1,
     )  # fmt: skip
@@ -44,7 +42,7 @@ def cosine_by_layer(
 def shifted_targets(
     inputs: Sequence[str], targets: Sequence[str], predicted: Sequence[str],
     p_target: Sequence[float], title: str,
-) -> go.Figure:  # fmt: skip
+) -> Figure:  # fmt: skip
     """A decoder's training view: a column per position with the input token, the target
     (the next token), the model's first guess, coloured by the probability it gives the
     target. Positions are columns, so a repeated token keeps its own column."""
@@ -55,20 +53,18 @@ def shifted_targets(
     z = np.vstack([p, p, p])
     text = [escape_all(row) for row in words]
     custom = np.dstack([np.array(text, dtype=object), np.tile([f"{v:.1%}" for v in p], (3, 1))])
-    fig = go.Figure(
-        go.Heatmap(
-            z=z, x=list(range(n)), y=list(range(3)), zmin=0, zmax=1, colorscale=WEIGHT_SCALE,
-            text=text, texttemplate="%{text}", textfont={"size": 13 if n <= 12 else 10},
-            customdata=custom, xgap=2, ygap=2,
-            colorbar={"title": {"text": _("p(target)")}, "thickness": 12},
-            hovertemplate=_("position %{x}: %{customdata[0]}<br>p(target) %{customdata[1]}"
-                            "<extra></extra>"),
-        )
-    )  # fmt: skip
+    trace = {
+        "type": "heatmap", "z": z, "x": list(range(n)), "y": list(range(3)), "zmin": 0,
+        "zmax": 1, "colorscale": WEIGHT_SCALE, "text": text, "texttemplate": "%{text}",
+        "textfont": {"size": 13 if n <= 12 else 10}, "customdata": custom, "xgap": 2, "ygap": 2,
+        "colorbar": {"title": {"text": _("p(target)")}, "thickness": 12},
+        "hovertemplate": _("position %{x}: %{customdata[0]}<br>p(target) %{customdata[1]}"
+                           "<extra></extra>"),
+    }  # fmt: skip
     axis = token_axis([f"{i}" for i in range(n)], _("position"))
     axis["tickangle"] = 0
     return apply_layout(
-        fig, title, 260, xaxis=axis,
+        {"data": [trace]}, title, 260, xaxis=axis,
         yaxis={"tickmode": "array", "tickvals": [0, 1, 2], "ticktext": rows,
                "autorange": "reversed", "showgrid": False},
     )  # fmt: skip

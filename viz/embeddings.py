@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import plotly.graph_objects as go
 
 from i18n import N_, _
 from viz._common import (
     FONT_SIZE,
+    Figure,
     apply_layout,
     as_array,
     check_length,
@@ -31,7 +31,7 @@ METRICS = {"cosine": N_("cosine"), "dot product": N_("dot product")}  # a metric
 
 def similarity_heatmap(
     sim: npt.ArrayLike, tokens: Sequence[str], title: str = "", metric: str = "cosine"
-) -> go.Figure:
+) -> Figure:
     """Heatmap of the pairwise similarity [T, T] between the tokens' vectors.
 
     `metric` names the measure ("cosine" is drawn on a fixed -1..1 scale, anything else,
@@ -55,15 +55,13 @@ def similarity_heatmap(
         colorbar_title=shown,
         **limits,
     )
-    fig = go.Figure(trace)
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": [trace]},
         title or _("{metric} similarity between tokens", metric=shown),
         figure_height(matrix.shape[0]),
         xaxis=token_axis(tokens),
         yaxis=token_axis(tokens, vertical=True),
     )
-    return fig
 
 
 def embedding_map(
@@ -71,7 +69,7 @@ def embedding_map(
     labels: Sequence[str],
     groups: Sequence[str],
     title: str | None = None,
-) -> go.Figure:
+) -> Figure:
     """Scatter of 2-D points [N, 2] with a text label each, one colour per group (the title
     defaults to "embeddings in 2-D (PCA)").
 
@@ -86,28 +84,29 @@ def embedding_map(
     group_order = list(dict.fromkeys(groups))
     safe_labels = escape_all(labels)
 
-    fig = go.Figure()
+    traces = []
     for index, group in enumerate(group_order):
         members = [i for i, g in enumerate(groups) if g == group]
-        fig.add_trace(
-            go.Scatter(
-                x=xy[members, 0],
-                y=xy[members, 1],
-                mode="markers+text",
-                text=[safe_labels[i] for i in members],
-                textposition="top center",
-                textfont={"size": FONT_SIZE},
-                marker={"size": 10, "color": GROUP_COLOURS[index % len(GROUP_COLOURS)]},
-                name=escape(group),
-                customdata=[[safe_labels[i], escape(group), i] for i in members],
-                hovertemplate=(
+        traces.append(
+            {
+                "type": "scatter",
+                "x": xy[members, 0],
+                "y": xy[members, 1],
+                "mode": "markers+text",
+                "text": [safe_labels[i] for i in members],
+                "textposition": "top center",
+                "textfont": {"size": FONT_SIZE},
+                "marker": {"size": 10, "color": GROUP_COLOURS[index % len(GROUP_COLOURS)]},
+                "name": escape(group),
+                "customdata": [[safe_labels[i], escape(group), i] for i in members],
+                "hovertemplate": (
                     "%{customdata[0]} (%{customdata[2]}), %{customdata[1]}"
                     "<br>(%{x:.2f}, %{y:.2f})<extra></extra>"
                 ),
-            )
+            }
         )
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": traces},
         _("embeddings in 2-D (PCA)") if title is None else title,
         500,
         xaxis={"title": {"text": _("principal component 1")}, "zeroline": False},
@@ -119,7 +118,6 @@ def embedding_map(
         },
         legend={"orientation": "h", "y": -0.15},
     )
-    return fig
 
 
 def layer_trajectory(
@@ -127,7 +125,7 @@ def layer_trajectory(
     token: str,
     cos_to_input: npt.ArrayLike,
     title: str | None = None,
-) -> go.Figure:
+) -> Figure:
     """How one token's vector changes through the layers.
 
     Left: a heatmap of the vectors [L+1, D], one row per stage ("input", "layer 1", ...).
@@ -150,7 +148,7 @@ def layer_trajectory(
         signed=True,
         text_auto=False,
     )
-    heatmap.colorbar = {
+    heatmap["colorbar"] = {
         "x": layout["xaxis"]["domain"][1] + 0.01,
         "xanchor": "left",
         "y": 0.5,
@@ -158,28 +156,27 @@ def layer_trajectory(
         "thickness": 12,
     }
     cosine_x, cosine_y = panel_axes(1)  # the second panel: layout keys xaxis2, yaxis2
-    cosine_line = go.Scatter(
-        x=cosine,
-        y=list(range(stages)),
-        xaxis=cosine_x,
-        yaxis=cosine_y,
-        mode="lines+markers",
-        marker={"size": 9, "color": "#d62728"},
-        line={"width": 2, "color": "#d62728"},
-        customdata=names,
-        hovertemplate=_("%{customdata}: cosine to input %{x:.3f}<extra></extra>"),
-        showlegend=False,
-    )
+    cosine_line = {
+        "type": "scatter",
+        "x": cosine,
+        "y": list(range(stages)),
+        "xaxis": cosine_x,
+        "yaxis": cosine_y,
+        "mode": "lines+markers",
+        "marker": {"size": 9, "color": "#d62728"},
+        "line": {"width": 2, "color": "#d62728"},
+        "customdata": names,
+        "hovertemplate": _("%{customdata}: cosine to input %{x:.3f}<extra></extra>"),
+        "showlegend": False,
+    }
     low = min(0.0, float(np.nanmin(cosine))) if cosine.size else 0.0
     layout["xaxis"].update(number_axis(_("dimension")))
     layout["xaxis2"].update(range=[low - 0.05, 1.05], title={"text": _("cosine")})
     layout["yaxis"].update(token_axis(names, vertical=True))
-    fig = go.Figure([heatmap, cosine_line])
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": [heatmap, cosine_line]},
         title or _("'{token}' through the layers", token=token),
         figure_height(stages, row_px=40, extra=150),
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
         **layout,
     )
-    return fig

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 
 import numpy.typing as npt
-import plotly.graph_objects as go
 
+from viz._common import Figure
 from viz.attention import attention_grid
 
 _PANEL = re.compile(r"^L(\d+) H(\d+)")
@@ -20,7 +20,7 @@ def attention_grid_page(
     first_layer: int = 0,
     first_head: int = 0,
     title: str | None = None,
-) -> go.Figure:
+) -> Figure:
     """`viz.attention_grid` of a slice [l, h, T, S] of the attention stack that starts at
     layer `first_layer` and head `first_head` (0-based): panels and hover say "L7 H1"
     (the title: attention_grid's)."""
@@ -31,8 +31,8 @@ def attention_grid_page(
             lambda m: f"L{int(m[1]) + first_layer} H{int(m[2]) + first_head}", text
         )
 
-    for note in fig.layout.annotations:
-        note.text = renamed(note.text or "")
-    for trace in fig.data:
-        trace.hovertemplate = renamed(trace.hovertemplate or "")
+    for note in fig["layout"].get("annotations", []):
+        note["text"] = renamed(note.get("text") or "")
+    for trace in fig["data"]:
+        trace["hovertemplate"] = renamed(trace.get("hovertemplate") or "")
     return fig

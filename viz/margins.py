@@ -21,8 +21,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-
-import plotly.graph_objects as go
+from typing import Any
 
 # Character widths in font sizes, measured in Chromium for Plotly's font (Open Sans):
 # "teacher" at 12 px is 46 px wide, "[BOS]" 34, "weight" at 17 px 58, "0.05" at 14 px 31.
@@ -136,15 +135,20 @@ def colorbar_room(bar: dict, font: float) -> float:
 SCALES = ("heatmap", "contour", "histogram2d")  # traces with a colour bar, not in legends
 
 
-def _colorbars(layout: dict, traces: Sequence[object]) -> list[dict]:
+def _type(trace: dict) -> str:
+    """A trace's type (Plotly's default: scatter)."""
+    return trace.get("type") or "scatter"
+
+
+def _colorbars(layout: dict, traces: Sequence[dict]) -> list[dict]:
     """The colour bars the chart shows: a trace's own, or the colour axes' ones."""
     bars = []
     for trace in traces:
-        if getattr(trace, "type", "") not in SCALES:
+        if _type(trace) not in SCALES:
             continue
-        if getattr(trace, "showscale", None) is False or getattr(trace, "coloraxis", None):
+        if trace.get("showscale") is False or trace.get("coloraxis"):
             continue
-        bars.append(trace.colorbar.to_plotly_json())
+        bars.append(trace.get("colorbar") or {})
     for key, value in layout.items():
         shown = isinstance(value, dict) and value.get("showscale") is not False
         if key.startswith("coloraxis") and shown:
@@ -159,7 +163,7 @@ def _at_right(bar: dict) -> bool:
     return x is None or float(x) >= 1.0
 
 
-def legend_room(layout: dict, traces: Sequence[object], font: float) -> float | None:
+def legend_room(layout: dict, traces: Sequence[dict], font: float) -> float | None:
     """Pixels of bottom margin a horizontal legend below the plot needs, or None for a
     legend placed anywhere else (not estimated).
 
@@ -179,7 +183,7 @@ def legend_room(layout: dict, traces: Sequence[object], font: float) -> float | 
         return None
     size = float((legend.get("font") or {}).get("size") or font)
     entries = [
-        text_px(getattr(trace, "name", "") or "", size) + LEGEND_ENTRY_PX
+        text_px(trace.get("name") or "", size) + LEGEND_ENTRY_PX
         for trace in traces
         if _in_legend(trace)
     ]
@@ -193,24 +197,25 @@ def legend_room(layout: dict, traces: Sequence[object], font: float) -> float | 
     return (legend_px + drop * (float(height) - top)) / (1 + drop)
 
 
-def _in_legend(trace: object) -> bool:
+def _in_legend(trace: dict) -> bool:
     """Whether a legend lists the trace (colour-scale traces are not listed by default)."""
-    shown = getattr(trace, "showlegend", None)
-    return bool(shown) if shown is not None else getattr(trace, "type", "") not in SCALES
+    shown = trace.get("showlegend")
+    return bool(shown) if shown is not None else _type(trace) not in SCALES
 
 
-def _has_legend(layout: dict, traces: Sequence[object]) -> bool:
+def _has_legend(layout: dict, traces: Sequence[dict]) -> bool:
     if layout.get("showlegend") is False:
         return False
     return layout.get("showlegend") is True or sum(map(_in_legend, traces)) > 1
 
 
-def refit(fig: go.Figure) -> go.Figure:
+def refit(fig: dict[str, Any]) -> dict[str, Any]:
     """Estimate again after a figure's axes changed (a zoom's larger tick font), in place;
-    margins only grow."""
-    margin = estimate(fig.layout.to_plotly_json(), fig.data)
+    margins only grow. `fig` is a figure as viz builds it (viz._common.Figure)."""
+    layout = fig.setdefault("layout", {})
+    margin = estimate(layout, fig.get("data") or [])
     if margin is not None:
-        fig.layout.margin = margin
+        layout["margin"] = margin
     return fig
 
 
@@ -236,10 +241,11 @@ def edge_axes(layout: dict, letter: str) -> list[dict] | None:
     return out
 
 
-def estimate(layout: dict, traces: Sequence[object]) -> dict | None:
+def estimate(layout: dict, traces: Sequence[dict]) -> dict | None:
     """Margins {l, r, t, b} at least `layout["margin"]` that hold the edge axes' labels and
     titles, the colour bar and a legend below the plot; None for a chart this does not
-    estimate (a legend elsewhere, axes on the top or right, a horizontal colour bar)."""
+    estimate (a legend elsewhere, axes on the top or right, a horizontal colour bar).
+    `layout` and `traces` are a figure's, as dicts (Plotly's figure JSON)."""
     bottom, left = edge_axes(layout, "x"), edge_axes(layout, "y")
     if bottom is None or left is None:
         return None

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import plotly.graph_objects as go
 
 from i18n import _
 from viz._common import (
     MASKED_COLOUR,
+    Figure,
     apply_layout,
     as_array,
     check_length,
@@ -33,7 +33,7 @@ def matrix_heatmap(
     y_title: str | None = None,
     hover_fmt: str = ".3f",
     text_auto: bool | None = None,
-) -> go.Figure:
+) -> Figure:
     """Heatmap of a matrix [R, C]: one row per label, top-down.
 
     Columns are labelled by `col_labels`, or are dimension numbers 0..C-1 when it is None.
@@ -68,16 +68,14 @@ def matrix_heatmap(
         hover_fmt=hover_fmt,
         text_auto=text_auto,
     )
-    fig = go.Figure(trace)
     extra: dict = {}
     if not np.isfinite(matrix).all():
         extra["plot_bgcolor"] = MASKED_COLOUR
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": [trace]},
         title,
         figure_height(rows),
         xaxis=x_axis,
         yaxis=token_axis(row_labels, y_title, vertical=True),
         **extra,
     )
-    return fig

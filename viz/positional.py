@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import plotly.graph_objects as go
 
 from i18n import _
 from viz._common import (
     SIGNED_SCALE,
+    Figure,
     apply_layout,
     as_array,
     check_length,
@@ -42,7 +42,7 @@ def binary_table(
     tokens: Sequence[str] | None = None,
     col_labels: Sequence[str] | None = None,
     title: str | None = None,
-) -> go.Figure:
+) -> Figure:
     """The binary position encoding as a table [T, B]: positions down, bits across (the
     title defaults to "binary position encoding").
 
@@ -66,26 +66,21 @@ def binary_table(
         zmin=0.0,
         zmax=1.0,
     )
-    trace.colorscale = BINARY_SCALE
-    trace.showscale = False
-    trace.xgap = 2
-    trace.ygap = 2
-    fig = go.Figure(trace)
-    apply_layout(
-        fig,
+    trace.update(colorscale=BINARY_SCALE, showscale=False, xgap=2, ygap=2)
+    return apply_layout(
+        {"data": [trace]},
         _("binary position encoding") if title is None else title,
         figure_height(positions),
         xaxis=token_axis(cols, _("bit")),
         yaxis=token_axis(rows, _("position"), vertical=True),
     )
-    return fig
 
 
 def sinusoidal_heatmap(
     pe: npt.ArrayLike,
     tokens: Sequence[str] | None = None,
     title: str | None = None,
-) -> go.Figure:
+) -> Figure:
     """The positional encoding [T, D] as a heatmap: positions down, dimensions across (the
     title defaults to "sinusoidal positional encoding")."""
     matrix = as_array(pe, 2, "pe")
@@ -102,20 +97,18 @@ def sinusoidal_heatmap(
         zmin=-limit,
         zmax=limit,
     )
-    fig = go.Figure(trace)
     y_axis = (
         token_axis(rows, _("position"), vertical=True)
         if tokens is not None
         else number_axis(_("position"), vertical=True)
     )
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": [trace]},
         _("sinusoidal positional encoding") if title is None else title,
         figure_height(positions, row_px=8 if tokens is None else 22),
         xaxis=number_axis(_("dimension")),
         yaxis=y_axis,
     )
-    return fig
 
 
 def positional_waves(
@@ -123,7 +116,7 @@ def positional_waves(
     dims: Sequence[int],
     title: str | None = None,
     curve: npt.ArrayLike | None = None,
-) -> go.Figure:
+) -> Figure:
     """A wave per selected dimension of the positional encoding [T, D], over the positions
     (the title defaults to "positional encoding: one wave per dimension").
 
@@ -142,48 +135,49 @@ def positional_waves(
         if fine.shape != ((positions - 1) * steps + 1, width):
             raise ValueError(f"curve {fine.shape} is not pe {matrix.shape} sampled in between")
     dots = positions <= 64 or fine is not None
-    fig = go.Figure()
+    traces = []
     for index, dim in enumerate(dims):
         if not 0 <= dim < width:
             raise ValueError(f"dimension {dim} is outside 0..{width - 1}")
         colour = WAVE_COLOURS[index % len(WAVE_COLOURS)]
         name = _("dimension {dim}", dim=dim)
         if fine is not None:
-            fig.add_trace(
-                go.Scatter(
-                    x=np.arange(fine.shape[0]) / steps,
-                    y=fine[:, dim],
-                    mode="lines",
-                    line={"color": colour, "width": 2},
-                    name=name,
-                    legendgroup=name,
-                    hoverinfo="skip",
-                )
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": np.arange(fine.shape[0]) / steps,
+                    "y": fine[:, dim],
+                    "mode": "lines",
+                    "line": {"color": colour, "width": 2},
+                    "name": name,
+                    "legendgroup": name,
+                    "hoverinfo": "skip",
+                }
             )
-        fig.add_trace(
-            go.Scatter(
-                x=list(range(positions)),
-                y=matrix[:, dim],
-                mode="markers" if fine is not None else ("lines+markers" if dots else "lines"),
-                marker={"color": colour, "size": 7 if positions <= 64 else 4},
-                line={"color": colour},
-                name=name,
-                legendgroup=name,
-                showlegend=fine is None,
-                hovertemplate=_(
+        traces.append(
+            {
+                "type": "scatter",
+                "x": list(range(positions)),
+                "y": matrix[:, dim],
+                "mode": "markers" if fine is not None else ("lines+markers" if dots else "lines"),
+                "marker": {"color": colour, "size": 7 if positions <= 64 else 4},
+                "line": {"color": colour},
+                "name": name,
+                "legendgroup": name,
+                "showlegend": fine is None,
+                "hovertemplate": _(
                     "dimension {dim}, position %{{x}}: %{{y:.3f}}<extra></extra>", dim=dim
                 ),
-            )
+            }
         )
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": traces},
         _("positional encoding: one wave per dimension") if title is None else title,
         420,
         xaxis={"title": {"text": _("position")}, "zeroline": False},
         yaxis={"title": {"text": _("value")}, "zeroline": True},
         legend={"orientation": "h", "y": -0.2},
     )
-    return fig
 
 
 def embedding_plus_position(
@@ -191,7 +185,7 @@ def embedding_plus_position(
     pos: npt.ArrayLike,
     tokens: Sequence[str],
     title: str | None = None,
-) -> go.Figure:
+) -> Figure:
     """Three heatmaps side by side: token embedding + positional encoding = input (also
     the default title).
 
@@ -229,7 +223,6 @@ def embedding_plus_position(
         layout[f"xaxis{x[1:]}"].update(number_axis(_("dimension")))
         domains.append(layout[f"xaxis{x[1:]}"]["domain"])
     layout["yaxis"].update(token_axis(tokens, vertical=True))
-    fig = go.Figure(traces)
 
     limit = signed_limit(embedding, position, total)
     annotations = layout.pop("annotations")
@@ -245,8 +238,8 @@ def embedding_plus_position(
                 "font": {"size": 32},
             }
         )
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": traces},
         _("token embedding + positional encoding = input") if title is None else title,
         figure_height(embedding.shape[0]),
         coloraxis={
@@ -260,4 +253,3 @@ def embedding_plus_position(
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
         **layout,
     )
-    return fig

@@ -6,15 +6,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import plotly.graph_objects as go
 
 from i18n import _
-from viz._common import apply_layout, check_length, escape_all, figure_height, token_axis
+from viz._common import Figure, apply_layout, check_length, escape_all, figure_height, token_axis
 
 BAR_COLOUR = "#2f6db5"
 
 
-def topk_bar(candidates: Sequence[tuple[str, float]], title: str | None = None) -> go.Figure:
+def topk_bar(candidates: Sequence[tuple[str, float]], title: str | None = None) -> Figure:
     """Horizontal bars of (token, probability) candidates, the most likely on top (the title
     defaults to "top predictions").
 
@@ -25,21 +24,20 @@ def topk_bar(candidates: Sequence[tuple[str, float]], title: str | None = None) 
     tokens = [str(token) for token, _ in ranked]
     probs = [float(prob) for _, prob in ranked]
     top = max(probs, default=1.0)
-    fig = go.Figure(
-        go.Bar(
-            x=probs,
-            y=list(range(len(ranked))),
-            orientation="h",
-            marker={"color": BAR_COLOUR},
-            text=[f"{p:.1%}" for p in probs],
-            textposition="outside",
-            cliponaxis=False,
-            customdata=[[rank + 1, token] for rank, token in enumerate(escape_all(tokens))],
-            hovertemplate="#%{customdata[0]} %{customdata[1]}: %{x:.2%}<extra></extra>",
-        )
-    )
-    apply_layout(
-        fig,
+    bar = {
+        "type": "bar",
+        "x": probs,
+        "y": list(range(len(ranked))),
+        "orientation": "h",
+        "marker": {"color": BAR_COLOUR},
+        "text": [f"{p:.1%}" for p in probs],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "customdata": [[rank + 1, token] for rank, token in enumerate(escape_all(tokens))],
+        "hovertemplate": "#%{customdata[0]} %{customdata[1]}: %{x:.2%}<extra></extra>",
+    }
+    return apply_layout(
+        {"data": [bar]},
         _("top predictions") if title is None else title,
         figure_height(len(ranked), row_px=34, extra=110),
         xaxis={
@@ -50,7 +48,6 @@ def topk_bar(candidates: Sequence[tuple[str, float]], title: str | None = None) 
         yaxis=token_axis(tokens, vertical=True),
         bargap=0.25,
     )
-    return fig
 
 
 def distribution_bar(
@@ -58,7 +55,7 @@ def distribution_bar(
     labels: Sequence[str],
     k: int = 10,
     title: str | None = None,
-) -> go.Figure:
+) -> Figure:
     """The k most likely entries of a full distribution [V] over `labels`, as topk_bar."""
     distribution = np.asarray(probs, dtype=float).reshape(-1)
     check_length(labels, distribution.shape[0], "labels")

@@ -6,10 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import plotly.graph_objects as go
 
 from i18n import N_, _
-from viz._common import MAX_HEIGHT, apply_layout, check_length, escape_all, hover_label
+from viz._common import MAX_HEIGHT, Figure, apply_layout, check_length, escape_all, hover_label
 
 ROW_UNITS = 70.0  # width of one row of chips, in character widths (~10 px each)
 CHIP_GAP = 0.8  # horizontal space between chips
@@ -55,7 +54,7 @@ def token_strip(
     ids: npt.ArrayLike,
     title: str | None = None,
     highlight: Sequence[int] = (),
-) -> go.Figure:
+) -> Figure:
     """The sentence as a row of token chips, each showing the token and its id underneath.
 
     Long sentences wrap into several rows. Hover shows position, token (with a `TokenLabel`'s
@@ -88,36 +87,35 @@ def token_strip(
         [position, hover_label(token), token_id]
         for position, (token, token_id) in enumerate(zip(tokens, id_list, strict=True))
     ]
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=centres_x,
-            y=[y - 0.15 for y in centres_y],
-            mode="text",
-            text=escape_all(tokens),
-            textfont={"size": 16, "color": "#1a1a1a"},
-            customdata=customdata,
-            hovertemplate=_(CHIP_HOVER),
-            name=_("token"),
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=centres_x,
-            y=[y + 0.25 for y in centres_y],
-            mode="text",
-            text=[str(token_id) for token_id in id_list],
-            textfont={"size": 12, "color": "#555555"},
-            customdata=customdata,
-            hovertemplate=_(CHIP_HOVER),
-            name="id",
-        )
-    )
+    traces = [
+        {
+            "type": "scatter",
+            "x": centres_x,
+            "y": [y - 0.15 for y in centres_y],
+            "mode": "text",
+            "text": escape_all(tokens),
+            "textfont": {"size": 16, "color": "#1a1a1a"},
+            "customdata": customdata,
+            "hovertemplate": _(CHIP_HOVER),
+            "name": _("token"),
+        },
+        {
+            "type": "scatter",
+            "x": centres_x,
+            "y": [y + 0.25 for y in centres_y],
+            "mode": "text",
+            "text": [str(token_id) for token_id in id_list],
+            "textfont": {"size": 12, "color": "#555555"},
+            "customdata": customdata,
+            "hovertemplate": _(CHIP_HOVER),
+            "name": "id",
+        },
+    ]
     rows = (placed[-1][2] + 1) if placed else 1
     width_used = max((x0 + width for x0, width, _ in placed), default=1.0)
     hidden = {"visible": False, "fixedrange": True}
-    apply_layout(
-        fig,
+    return apply_layout(
+        {"data": traces},
         _("tokens") if title is None else title,
         int(max(150, min(MAX_HEIGHT, ROW_PX * rows + 90))),
         shapes=shapes,
@@ -125,4 +123,3 @@ def token_strip(
         xaxis={**hidden, "range": [-0.2, max(ROW_UNITS, width_used) + 0.2]},
         yaxis={**hidden, "range": [rows * ROW_STEP - 0.2, -0.2]},
     )
-    return fig

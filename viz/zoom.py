@@ -5,9 +5,8 @@ figure (the data is what a rerun and the browser pay for)."""
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
-from viz._common import tick_font_size
+from viz._common import Figure, tick_font_size, update_axes
 from viz.margins import refit
 
 
@@ -21,11 +20,12 @@ def _positions(values: object) -> np.ndarray | None:
     return a
 
 
-def _crop(trace: go.BaseTraceType, keep_x: slice | None, keep_y: slice | None) -> None:
+def _crop(trace: dict, keep_x: slice | None, keep_y: slice | None) -> None:
     """Drop a heatmap's or a bar chart's data outside the window (in place)."""
-    x, y = _positions(getattr(trace, "x", None)), _positions(getattr(trace, "y", None))
-    if isinstance(trace, go.Heatmap) and trace.z is not None:
-        z = np.asarray(trace.z)
+    x, y = _positions(trace.get("x")), _positions(trace.get("y"))
+    kind = trace.get("type")
+    if kind == "heatmap" and trace.get("z") is not None:
+        z = np.asarray(trace["z"])
         rows = keep_y if (keep_y is not None and y is not None) else slice(None)
         cols = keep_x if (keep_x is not None and x is not None) else slice(None)
         update: dict = {"z": z[rows, cols]}
@@ -34,27 +34,27 @@ def _crop(trace: go.BaseTraceType, keep_x: slice | None, keep_y: slice | None) -
         if y is not None:
             update["y"] = y[rows].tolist()
         for name in ("customdata", "text"):
-            value = getattr(trace, name)
+            value = trace.get(name)
             if value is not None and np.ndim(value) >= 2:
                 update[name] = np.asarray(value, dtype=object)[rows, cols].tolist()
-        trace.update(**update)
-    elif isinstance(trace, go.Bar):
-        axis, keep = ("x", keep_x) if trace.orientation != "h" else ("y", keep_y)
+        trace.update(update)
+    elif kind == "bar":
+        axis, keep = ("x", keep_x) if trace.get("orientation") != "h" else ("y", keep_y)
         where = x if axis == "x" else y
         if where is None or keep is None:
             return
         update = {axis: where[keep].tolist()}
         other = "y" if axis == "x" else "x"
         for name in (other, "customdata", "text"):
-            value = getattr(trace, name)
+            value = trace.get(name)
             if value is not None and np.ndim(value) >= 1 and len(value) == len(where):
-                update[name] = list(np.asarray(value, dtype=object)[keep])
-        trace.update(**update)
+                update[name] = np.asarray(value, dtype=object)[keep].tolist()
+        trace.update(update)
 
 
 def zoom(
-    fig: go.Figure, window: tuple[int, int] | None, rows: bool = True, cols: bool = True
-) -> go.Figure:
+    fig: Figure, window: tuple[int, int] | None, rows: bool = True, cols: bool = True
+) -> Figure:
     """Show only positions window[0]..window[1] of a token-by-token figure (in place): on
     the x axis when `cols`, on the (top-down) y axis when `rows`; the data outside the
     window is dropped. None: the whole figure."""
@@ -63,12 +63,13 @@ def zoom(
     start, end = window
     size = end - start + 1
     keep = slice(start, end + 1)
-    for trace in fig.data:
+    for trace in fig.get("data") or []:
         _crop(trace, keep if cols else None, keep if rows else None)
+    layout = fig.setdefault("layout", {})
     font = {"size": tick_font_size(size)}
     if cols:
-        fig.update_xaxes(range=[start - 0.5, end + 0.5], tickfont=font)
+        update_axes(layout, "x", range=[start - 0.5, end + 0.5], tickfont=font)
     if rows:
-        fig.update_yaxes(range=[end + 0.5, start - 0.5], tickfont=font, autorange=False)
-        fig.update_layout(height=max(300, min(2000, 22 * size + 140)))
+        update_axes(layout, "y", range=[end + 0.5, start - 0.5], tickfont=font, autorange=False)
+        layout["height"] = max(300, min(2000, 22 * size + 140))
     return refit(fig)  # the window's labels are drawn larger: room for them (viz.margins)

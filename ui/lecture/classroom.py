@@ -31,6 +31,7 @@ import viz
 from i18n import _, ngettext
 from ui.figures import chart
 from ui.show import md_escape
+from viz._common import update_axes
 
 POLL_EVERY = 2.0  # seconds between a follower's (and the teacher's counts') reads
 HERE = "class_here"  # session key: the Joined of the page being drawn
@@ -325,9 +326,11 @@ def class_said(counts: dict[str, int], answer: str, why: str,
              top=md_escape(label(top)), said=_said(answer, why, label))  # fmt: skip
 
 
-def class_bars(shares: list[tuple[str, float]], title: str):  # noqa: ANN201 (a go.Figure)
+def class_bars(shares: list[tuple[str, float]], title: str) -> viz.Figure:
     """viz.topk_bar of the class's shares, its axis named for what it shows."""
-    return viz.topk_bar(shares, title=title).update_xaxes(title_text=_("share of the class"))
+    fig = viz.topk_bar(shares, title=title)
+    update_axes(fig["layout"], "x", title={"text": _("share of the class")})
+    return fig
 
 
 def histogram(key: str, poll: str, counts: dict[str, int], choices: list[str],

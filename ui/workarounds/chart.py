@@ -69,7 +69,7 @@ def unpack(data: bytes) -> tuple[str, dict]:
 
 
 def plot(spec: str, key: str, config: dict) -> None:
-    """Draw one figure, given as its Plotly JSON (`fig.to_json()`), with a Plotly config."""
+    """Draw one figure, given as its Plotly JSON (`viz.to_json(fig)`), with a Plotly config."""
     _chart(key=key, data=payload(spec, config), height="content")
 
 
