@@ -838,11 +838,20 @@ class Frames:
         return (after[0] - self.sent[0]) * 1000 if after else None
 
 
-def measure(pg, cdp, frames: Frames, arm: list, act) -> dict:
+def cpu_ms(pid: int) -> float:
+    """The CPU time process `pid` has used so far, every thread (ms; the kernel counts it in
+    clock ticks of 10 ms: a mean over several runs is needed)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def measure(pg, cdp, frames: Frames, arm: list, act, server_pid: int) -> dict:
     """One measurement: arm WHOLE_ARM_JS with `arm`, `act()`, wait for the run to end and the
     page to be quiet, and return WHOLE_RESULT_JS's result with the renderer's times, the
-    server's time (Frames), the sidebar's forward pass and the number of runs it caused."""
+    server's time (Frames) and CPU time (all its threads, from the key press until the page
+    was quiet), the sidebar's forward pass and the number of runs it caused."""
     done_before = harness.runs(pg)
+    cpu_before = cpu_ms(server_pid)
     pg.evaluate(WHOLE_ARM_JS, arm)
     before = cdp_metrics(cdp)
     frames.reset()
@@ -853,6 +862,7 @@ def measure(pg, cdp, frames: Frames, arm: list, act) -> dict:
     r = pg.evaluate(WHOLE_RESULT_JS)
     r["cdp"] = {k: (after[k] - before[k]) * 1000 for k in CDP_METRICS}
     r["server"] = frames.server_ms()
+    r["server_cpu"] = cpu_ms(server_pid) - cpu_before
     r["forward"] = forward_ms(pg)
     r["runs"] = harness.runs(pg) - done_before
     return r
@@ -864,7 +874,8 @@ def devtools(pg) -> tuple[object, Frames]:
     return cdp, Frames(cdp)
 
 
-def whole_inputs(pg, box, texts: list[str], runs: int, m, skip: set[str], press: str) -> dict:
+def whole_inputs(pg, box, texts: list[str], runs: int, m, skip: set[str], press: str,
+                 server_pid: int) -> dict:  # fmt: skip
     """Commit each of texts[1:runs + 2] in `box` (texts[0] is shown; the first new one warms
     up, not counted) and measure each until the whole main area shows it (WHOLE_ARM_JS).
     Words the page shows whatever its sentence (a caption's, a prediction's: seen on the
@@ -878,7 +889,7 @@ def whole_inputs(pg, box, texts: list[str], runs: int, m, skip: set[str], press:
         box.fill(text)
         left_out = skip | ambient
         arm = [sorted(now - left_out), sorted(was - now - left_out)]
-        r = measure(pg, cdp, frames, arm, lambda: box.press(press))
+        r = measure(pg, cdp, frames, arm, lambda: box.press(press), server_pid)
         if i == 0:
             ambient |= set(pg.evaluate(PRESENT_JS, vocab)) - now
         else:
@@ -902,7 +913,7 @@ def whole_case(browser, server, case: str, texts: list[str], runs: int, m) -> di
             skip = shown_words(m, SECOND)
         harness.open_app(pg, url, timeout=120, charts=True)
         box = pg.get_by_test_id("stSidebar").get_by_role("textbox", name="Sentence")
-        return whole_inputs(pg, box, texts, runs, m, skip, "Control+Enter")
+        return whole_inputs(pg, box, texts, runs, m, skip, "Control+Enter", server.proc.pid)
     finally:
         ctx.close()
 
@@ -913,12 +924,31 @@ WHOLE_CASES = [*SHARED, "build", "compare"]  # the shared sentence: words checke
 NO_INPUT = {"lecture-watch-it-learn": "its only input trains two models for 30 s"}
 
 
+def warmed(browser, server) -> None:
+    """Open the app once and wait until its server is idle: the background warm-up (PyTorch
+    and every shipped model, ui/cache.py) starts after a first page and would otherwise
+    run beside the first page measured. Idle: no CPU used for 2 s (at most 3 minutes)."""
+    ctx = harness.new_context(browser)
+    try:
+        harness.open_app(ctx.new_page(), server.url, timeout=120)
+        deadline, was = time.monotonic() + 180, -1.0
+        while time.monotonic() < deadline:
+            now = cpu_ms(server.proc.pid)
+            if now - was < 20:  # two ticks at most in 2 s
+                return
+            was = now
+            time.sleep(2)
+    finally:
+        ctx.close()
+
+
 def whole_pages(browser, cases: list[str], m, runs: int) -> dict:
     """{case: whole_inputs(...)} for every page that takes the shared sentence; {} for a
     page that could not be driven."""
     out = {}
     with harness.StreamlitServer("app.py") as server:
         server.wait_healthy(timeout=120)
+        warmed(browser, server)
         for n, case in enumerate(cases):
             texts = sentences(m, runs + 2, offset=300 + 20 * n)
             try:
@@ -985,8 +1015,8 @@ def own_whole_case(browser, server, case: str, texts: list[str], runs: int) -> d
                 thumb.focus()
                 act = lambda: pg.keyboard.press("ArrowRight")  # noqa: E731
             elif how == "radio":
-                labels = widget.locator("label")
-                act = labels.nth((i + 1) % labels.count()).click
+                labels = widget.locator('[role="radiogroup"] label')  # its options
+                act = labels.nth((i + 2) % labels.count()).click  # never the one shown (1)
             else:
                 option = pg.get_by_role("option", name=str(1 + i % 9), exact=True)
                 for _ in range(5):  # a click while a run is starting can close the menu
@@ -995,7 +1025,7 @@ def own_whole_case(browser, server, case: str, texts: list[str], runs: int) -> d
                         option.wait_for(state="visible", timeout=5000)
                         break
                 act = option.click
-            r = measure(pg, cdp, frames, [[], [], how == "text"], act)
+            r = measure(pg, cdp, frames, [[], [], how == "text"], act, server.proc.pid)
             r["done"] = r["mainAt"]  # the main area settled: the whole page shows the input
             if i:
                 out.append(r)
@@ -1011,6 +1041,7 @@ def own_pages(browser, cases: list[str], m, runs: int) -> dict:
     out = {}
     with harness.StreamlitServer("app.py") as server:
         server.wait_healthy(timeout=120)
+        warmed(browser, server)
         for n, case in enumerate(cases):
             texts = sentences(m, runs + 2, offset=500 + 20 * n)
             try:
@@ -1022,10 +1053,11 @@ def own_pages(browser, cases: list[str], m, runs: int) -> dict:
     return out
 
 
-def trivial_whole(browser, m, runs: int) -> dict:
+def trivial_whole(browser, m, runs: int, extra: tuple[str, ...] = TRIVIAL_DEFAULTS) -> dict:
     """The trivial page measured the same way: its text box, Enter, until the main area
-    (its echo) shows the new sentence's words and none of the old one's."""
-    with harness.StreamlitServer("bench/trivial_app.py", None, *TRIVIAL_DEFAULTS) as server:
+    (its echo) shows the new sentence's words and none of the old one's. `extra`: its
+    server's options (default: Streamlit's own settings; () the app's config)."""
+    with harness.StreamlitServer("bench/trivial_app.py", None, *extra) as server:
         server.wait_healthy(timeout=60)
         ctx = harness.new_context(browser)
         ctx.add_init_script(WHOLE_INIT_JS)
@@ -1035,7 +1067,7 @@ def trivial_whole(browser, m, runs: int) -> dict:
             box = pg.get_by_label("Sentence")
             texts = sentences(m, runs + 2, offset=700)
             harness.after_rerun(pg, lambda: (box.fill(texts[0]), box.press("Enter")), 60)
-            return whole_inputs(pg, box, texts, runs, m, set(), "Enter")
+            return whole_inputs(pg, box, texts, runs, m, set(), "Enter", server.proc.pid)
         finally:
             ctx.close()
 
@@ -1060,14 +1092,18 @@ def why_not(r: dict) -> str:
     return " / ".join(parts) or "no final change seen"
 
 
-def whole_table(whole: dict, trivial: dict, echo: list[float]) -> None:
+def _median_of(runs: list[dict], key: str) -> float | None:
+    values = [r[key] for r in runs if r[key] is not None]
+    return median_ms(values) if values else None
+
+
+def whole_table(whole: dict, trivial: dict, echo: list[float], same: dict) -> None:
     """Table 1: the whole main area (the words, and every chart drawn to its end), the words
     alone and the first chart, medians, each against the trivial page measured the same
-    way; the runs that never showed the whole new sentence, and why."""
-    base = [r["done"] for r in trivial["runs"] if r["done"] is not None]
-    t = median_ms(base) if base else None
-    settled = [r["mainAt"] for r in trivial["runs"] if r["mainAt"] is not None]
-    t_settled = median_ms(settled) if settled else None
+    way (served with Streamlit's own settings, and with the app's config); the runs that
+    never showed the whole new sentence, and why."""
+    t, t_settled = _median_of(trivial["runs"], "done"), _median_of(trivial["runs"], "mainAt")
+    s, s_settled = _median_of(same["runs"], "done"), _median_of(same["runs"], "mainAt")
     goal = GOALS["sentence"]
 
     def cell(values: list, t: float | None) -> str:
@@ -1077,30 +1113,35 @@ def whole_table(whole: dict, trivial: dict, echo: list[float]) -> None:
         return f"{median_ms(values):.0f} | {median_ms(values) / t:.1f}x"
 
     print(
-        f"\nA new sentence -> the whole main area shows it (medians; the trivial page measured "
-        f"the same way: {_ms(t)} ms over {len(base)} runs, its main area settled in "
-        f"{_ms(t_settled)} ms; its echo timed as the sentence row "
-        f"times it: {_ms(median_ms(echo) if echo else None)} ms). Whole main area: the new "
-        "sentence's words shown, none of the old one's, and every redrawn chart drawn to its "
-        "end (its last DOM change: a heatmap's colour bar comes after its labels); words: "
-        "the words alone; first chart: the first chart whose data changed. The pages with "
-        "their own input (a translation's English, a digit, a lecture step's box or slider, "
-        "a task; no shared sentence to look for): the key or pointer press -> the main "
-        "area's last change once the run is over (its settled time), against the trivial "
-        "page's settled time\n"
+        f"\nA new sentence -> the whole main area shows it (medians). The trivial page measured "
+        f"the same way, served with Streamlit's own settings: {_ms(t)} ms, its main area "
+        f"settled in {_ms(t_settled)} ms ({len(trivial['runs'])} runs; its echo timed as the "
+        f"sentence row times it: {_ms(median_ms(echo) if echo else None)} ms); served with "
+        f"the app's .streamlit/config.toml (no full garbage collection after each run): "
+        f"{_ms(s)} ms, settled in {_ms(s_settled)} ms ({len(same['runs'])} runs). Whole main "
+        "area: the new sentence's words shown, none of the old one's, and every redrawn chart "
+        "drawn to its end (its last DOM change: a heatmap's colour bar comes after its "
+        "labels); words: the words alone; first chart: the first chart whose data changed. "
+        "The pages with their own input (a translation's English, a digit, a lecture step's "
+        "box or slider, a task; no shared sentence to look for): the key or pointer press -> "
+        "the main area's last change once the run is over (its settled time), against the "
+        "trivial page's settled time. Met: within the goal against each trivial page\n"
     )
-    print("| page | whole main area (ms) | / trivial | goal | met | words (ms) | / trivial "
-          "| first chart (ms) | / trivial | runs | not done |")  # fmt: skip
-    print("|---|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|")
+    print("| page | whole main area (ms) | / trivial | / trivial, app's config | goal "
+          "| met | words (ms) | / trivial | first chart (ms) | / trivial | runs | not done |")
+    print("|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|")
     notes = []
     for case, res in whole.items():
         runs = res["runs"]
         ref = t_settled if case in OWN_INPUTS else t
+        ref_same = s_settled if case in OWN_INPUTS else s
         done = [r["done"] for r in runs if r["done"] is not None]
         d = median_ms(done) if done else None
-        met = ("yes" if d / ref <= goal else "no") if d and ref else ""
+        met = " / ".join(("yes" if d / x <= goal else "no") if d and x else "n/a"
+                         for x in (ref, ref_same))  # fmt: skip
+        same_ratio = f"{d / ref_same:.1f}x" if d and ref_same else "n/a"
         missed = [r for r in runs if r["done"] is None]
-        print(f"| {case} | {cell(done, ref)} | {goal:.1f}x | {met} "
+        print(f"| {case} | {cell(done, ref)} | {same_ratio} | {goal:.1f}x | {met} "
               f"| {cell([r['words'] for r in runs], t)} "
               f"| {cell([r['firstChart'] for r in runs], ref)} "
               f"| {len(runs)} | {len(missed) or ''} |")  # fmt: skip
@@ -1164,7 +1205,7 @@ def _over(server: float | None, forward: float | None, floor: float | None) -> s
     return f"{server / ((forward or 0.0) + floor):.1f}x"
 
 
-def parts_table(whole: dict, trivial: dict) -> None:
+def parts_table(whole: dict, trivial: dict, same: dict) -> None:
     """Table 2: where the time goes, means over the runs (ms from the Enter key press)."""
     print(
         "\nWhere the time goes (means over the runs; ms from the key press). Server run (page "
@@ -1175,18 +1216,21 @@ def parts_table(whole: dict, trivial: dict) -> None:
         "script finished); charts: Plotly.react calls and their synchronous ms in all, "
         "plotly_afterplot events, Plots.resize calls; forward pass: the sidebar's figure; "
         "server: the rerun's request sent -> its script-finished message received, on the "
-        "network's clock (DevTools' websocket frames: not delayed by the page's main thread); "
-        "server / floor: that over (the forward pass + the trivial page's server time), goal "
-        "2x (issue 38)\n"
+        "network's clock (DevTools' websocket frames: not delayed by the page's main thread, "
+        "but the browser shares the cores); server CPU: the server process's CPU time, every "
+        "thread, from the key press until the page was quiet (the kernel's 10 ms ticks, "
+        "averaged over the runs); / floor: each over (the forward pass + the trivial page's, "
+        "served with the app's config: 'trivial, app's config'), goal 2x (issue 38)\n"
     )
     print(
         "| page | first msg | script finished | first chart | whole page | server run "
         "| after it | msgs | KiB | charts: react n, ms / afterplot / resize | forward pass "
-        "| server | server / floor |"
+        "| server | / floor | server CPU | / floor |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    rows = {"trivial": trivial, **whole}
-    floor = _mean([r["server"] for r in trivial["runs"]])
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = {"trivial": trivial, "trivial, app's config": same, **whole}
+    floor = _mean([r["server"] for r in same["runs"]])
+    floor_cpu = _mean([r["server_cpu"] for r in same["runs"]])
     for case, res in rows.items():
         runs = res["runs"]
         if not runs:
@@ -1215,7 +1259,8 @@ def parts_table(whole: dict, trivial: dict) -> None:
             f"| {_ms(gap('finished', 'done'))} | {msgs} "
             f"| {_ms(_mean([r['bytes'] / 1024 for r in runs]), 1)} | {charts} "
             f"| {_ms(g('forward'), 1)} "
-            f"| {_ms(g('server'))} | {_over(g('server'), g('forward'), floor)} |"
+            f"| {_ms(g('server'))} | {_over(g('server'), g('forward'), floor)} "
+            f"| {_ms(g('server_cpu'))} | {_over(g('server_cpu'), g('forward'), floor_cpu)} |"
         )
     types = next((r["types"] for res in rows.values() for r in res["runs"]), [])
     print("\nThe browser's main thread (means over the runs, ms): long tasks (>= 50 ms) and "
@@ -1423,20 +1468,22 @@ def measure_whole(browser, m, cases: list[str], runs: int, load: list[float]) ->
     if not runs or not cases:
         return {}
     trivial = trivial_whole(browser, m, runs)
+    same = trivial_whole(browser, m, runs, ())
     echo = trivial_runs(browser, runs, head=False)["sentence"]
     load.append(os.getloadavg()[0])
     pages = whole_pages(browser, [c for c in cases if c in WHOLE_CASES], m, runs)
     pages |= own_pages(browser, [c for c in cases if c in OWN_INPUTS], m, runs)
     load.append(os.getloadavg()[0])
-    again = trivial_whole(browser, m, runs)
+    again, same_again = trivial_whole(browser, m, runs), trivial_whole(browser, m, runs, ())
     load.append(os.getloadavg()[0])
-    trivial = {"runs": trivial["runs"] + again["runs"], "ambient": trivial["ambient"]}
-    return {"echo": echo, "trivial": trivial, "pages": pages}
+    trivial = {"runs": trivial["runs"] + again["runs"], "ambient": []}
+    same = {"runs": same["runs"] + same_again["runs"], "ambient": []}
+    return {"echo": echo, "trivial": trivial, "same": same, "pages": pages}
 
 
 def report_whole(whole: dict) -> None:
-    whole_table(whole["pages"], whole["trivial"], whole["echo"])
-    parts_table(whole["pages"], whole["trivial"])
+    whole_table(whole["pages"], whole["trivial"], whole["echo"], whole["same"])
+    parts_table(whole["pages"], whole["trivial"], whole["same"])
 
 
 def whole_only(args, cases: list[str]) -> None:
