@@ -1016,6 +1016,7 @@ def own_whole_case(browser, server, case: str, texts: list[str], runs: int) -> d
                 act = lambda: pg.keyboard.press("ArrowRight")  # noqa: E731
             elif how == "radio":
                 labels = widget.locator('[role="radiogroup"] label')  # its options
+                labels.first.wait_for(timeout=60_000)  # drawn by the body, after the run
                 act = labels.nth((i + 2) % labels.count()).click  # never the one shown (1)
             else:
                 option = pg.get_by_role("option", name=str(1 + i % 9), exact=True)
