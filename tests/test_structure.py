@@ -287,15 +287,23 @@ COMMANDS = [
 
 
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
+# What the other test workers write while a command runs (xdist): the data folder (the
+# class database and its journal), the tests' artifacts, and lock files (the translation
+# catalogue's, made by the first page a worker draws: a fresh clone's CI run once saw it
+# appear during a --help).
+SHARED_DIRS = {"runs", "artifacts"}
 
 
 def snapshot() -> dict[str, float]:
-    """Every file of the checkout (caches and the venv aside) with its modification time
-    (0 for logs, which a background job may be writing)."""
+    """Every file of the checkout (caches, the venv and what other test workers write
+    aside) with its modification time (0 for logs, which a background job may be writing)."""
     files = {}
     for folder, dirs, names in os.walk(ROOT):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS
+                   and not (folder == str(ROOT) and d in SHARED_DIRS)]  # fmt: skip
         for name in names:
+            if name.endswith(".lock"):
+                continue
             path = os.path.join(folder, name)
             files[path] = 0.0 if name.endswith(".log") else os.stat(path).st_mtime
     return files
