@@ -348,3 +348,22 @@ def test_streamlit_still_says_which_fragments_a_run_is_for() -> None:
 
     assert callable(get_script_run_ctx)
     assert "fragment_ids_this_run" in {f.name for f in dataclasses.fields(ScriptRunContext)}
+
+
+def test_the_replica_still_finds_uvicorns_settings() -> None:
+    """deploy/replica.py gives uvicorn a graceful-shutdown timeout through Streamlit's private
+    starlette_server._get_uvicorn_config_kwargs (so a SIGTERM'd replica exits within seconds
+    of closing its websockets). If this fails after a Streamlit upgrade, find the new place
+    where Streamlit builds uvicorn's config, or drop the patch."""
+    from streamlit.web.server.starlette import starlette_server
+
+    from deploy import replica
+
+    original = starlette_server._get_uvicorn_config_kwargs
+    try:
+        replica._stop_soon()
+        kwargs = starlette_server._get_uvicorn_config_kwargs()
+        assert isinstance(kwargs, dict)
+        assert kwargs["timeout_graceful_shutdown"] == replica.STOP_GRACE_S
+    finally:
+        starlette_server._get_uvicorn_config_kwargs = original
