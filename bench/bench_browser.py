@@ -942,24 +942,6 @@ def warmed(browser, server) -> None:
         ctx.close()
 
 
-def whole_pages(browser, cases: list[str], m, runs: int) -> dict:
-    """{case: whole_inputs(...)} for every page that takes the shared sentence; {} for a
-    page that could not be driven."""
-    out = {}
-    with harness.StreamlitServer("app.py") as server:
-        server.wait_healthy(timeout=120)
-        warmed(browser, server)
-        for n, case in enumerate(cases):
-            texts = sentences(m, runs + 2, offset=300 + 20 * n)
-            try:
-                out[case] = whole_case(browser, server, case, texts, runs, m)
-            except Exception as err:  # noqa: BLE001 - one page's failure must not lose the table
-                print(f"  {case}: not measured ({type(err).__name__}: {str(err)[:160]})",
-                      flush=True)  # fmt: skip
-                out[case] = {"runs": [], "ambient": []}
-    return out
-
-
 # Pages with their own input (issue 38: every explorer page and every lecture step): a new
 # input, and the main area's last change once the run is over (nothing of the shared
 # sentence to look for). (how, widget key, what): "text" boxes get own_inputs(what), a
@@ -1036,17 +1018,21 @@ def own_whole_case(browser, server, case: str, texts: list[str], runs: int) -> d
     return {"runs": out, "ambient": []}
 
 
-def own_pages(browser, cases: list[str], m, runs: int) -> dict:
-    """{case: own_whole_case(...)}; an empty result, with a note, for a page that could not
-    be driven."""
+def whole_pages(browser, cases: list[str], m, runs: int) -> dict:
+    """{case: its runs} for every case, each in a fresh session of one warmed server: the
+    pages of the shared sentence by `whole_case`, the others by `own_whole_case`; an empty
+    result, with a note, for a page that could not be driven."""
     out = {}
     with harness.StreamlitServer("app.py") as server:
         server.wait_healthy(timeout=120)
         warmed(browser, server)
         for n, case in enumerate(cases):
-            texts = sentences(m, runs + 2, offset=500 + 20 * n)
+            texts = sentences(m, runs + 2, offset=300 + 20 * n)
             try:
-                out[case] = own_whole_case(browser, server, case, texts, runs)
+                if case in OWN_INPUTS:
+                    out[case] = own_whole_case(browser, server, case, texts, runs)
+                else:
+                    out[case] = whole_case(browser, server, case, texts, runs, m)
             except Exception as err:  # noqa: BLE001 - one page's failure must not lose the table
                 print(f"  {case}: not measured ({type(err).__name__}: {str(err)[:160]})",
                       flush=True)  # fmt: skip
@@ -1472,8 +1458,7 @@ def measure_whole(browser, m, cases: list[str], runs: int, load: list[float]) ->
     same = trivial_whole(browser, m, runs, ())
     echo = trivial_runs(browser, runs, head=False)["sentence"]
     load.append(os.getloadavg()[0])
-    pages = whole_pages(browser, [c for c in cases if c in WHOLE_CASES], m, runs)
-    pages |= own_pages(browser, [c for c in cases if c in OWN_INPUTS], m, runs)
+    pages = whole_pages(browser, cases, m, runs)
     load.append(os.getloadavg()[0])
     again, same_again = trivial_whole(browser, m, runs), trivial_whole(browser, m, runs, ())
     load.append(os.getloadavg()[0])
