@@ -5,6 +5,9 @@ database that cannot be reached gets "the class is unavailable", and the lecture
 
 from __future__ import annotations
 
+import re
+from urllib.parse import parse_qs
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -13,6 +16,7 @@ from classroom.store import DATABASE_ENV
 from tests.test_app import app_test
 from tests.test_classroom import HOSTILE
 from ui.lecture.classroom import poll_id
+from ui.lecture.syllabus import BY_SLUG
 
 STEP = "lecture-attention"
 NO_SUCH = "No such class"
@@ -85,6 +89,27 @@ def test_a_student_votes_and_the_teacher_counts_and_reveals(store: classroom.Sto
     student.run()
     assert_drawn(student)
     assert "100% of you said" in texts(student) and student.get("bidi_component")
+
+
+def test_a_follower_loads_the_teachers_step_afresh(store: classroom.Store) -> None:
+    """The join link (the overview) with the teacher on a step: the tab is sent to the
+    step's address by a fresh load (not a page switch inside the session, which left some
+    tabs blank), keeping the class, the student's id and the language; nothing else drawn."""
+    o = store.open()
+    joined(STEP, **{"class": o.code, "teacher": o.key})  # the teacher is on the step
+    at = joined("lecture", **{"class": o.code, "lang": "ko"})
+    assert not at.exception, [e.value for e in at.exception]
+    [html] = at.get("html")
+    address = re.search(r'location\.replace\("([^"]+)"\)', html.proto.body).group(1)
+    path, query = address.split("?")
+    assert path == STEP and "/" not in path  # relative: keeps a deployment's base path
+    assert parse_qs(query) == {"class": [o.code], "student": [param(at, "student")],
+                               "lang": ["ko"]}  # fmt: skip
+    n = BY_SLUG[STEP.removeprefix("lecture-")].number
+    assert not at.title and f"선생님은 {n}단계에 있습니다." in texts(at)
+    again = joined(STEP, **{"class": o.code, "student": param(at, "student")})
+    assert_drawn(again)  # on the teacher's step: it stays
+    assert not again.get("html") or "location.replace" not in again.get("html")[0].proto.body
 
 
 def test_a_wrong_teacher_key_gets_the_student_view(store: classroom.Store) -> None:

@@ -37,6 +37,7 @@ POLL_EVERY = 2.0  # seconds between a follower's (and the teacher's counts') rea
 HERE = "class_here"  # session key: the Joined of the page being drawn
 STUDENT, CODE_BOX = "class_student", "class_code_box"
 OVERVIEW = "lecture"  # the overview's slug (ui.lecture.frame.OVERVIEW): the teacher stays put
+KEPT = ("lang", "present")  # what a follower's tab keeps of its URL on the way to a step
 
 
 @dataclass
@@ -134,11 +135,8 @@ def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None) ->
         return None
     joined.revealed, joined.step = snap.revealed, snap.step
     qp.update(_params(joined))
-    first = not ss.get("class_ran")  # this session's first run (a replica's first visit?)
-    ss["class_ran"] = True
-    if (moves and not first and not joined.teacher and joined.follows and snap.step
-            and snap.step != slug):  # fmt: skip
-        go_to(joined, snap.step)  # in the page's run, before it draws: never in a fragment
+    if moves and not joined.teacher and joined.follows and snap.step and snap.step != slug:
+        go_to(joined, snap.step)  # before the page draws: the join link, a late tab
     ss[HERE] = joined
     bar(joined, moves)
     return joined
@@ -224,9 +222,13 @@ def student_bar(joined: Joined, moves: bool) -> None:
 
 
 def go_to(joined: Joined, slug: str) -> None:
-    """Switch this tab to step `slug`, keeping the class in the URL."""
-    if joined.go is not None:
-        joined.go(slug, _params(joined))
+    """Take this tab to step `slug` (the frame's `go`: a fresh load of its address), with
+    the class, the language and presenter mode in the URL; nothing more is drawn here."""
+    if joined.go is None:
+        return
+    kept = {name: st.query_params[name] for name in KEPT if name in st.query_params}
+    joined.go(slug, {**kept, **_params(joined)})
+    st.stop()
 
 
 def live(joined: Joined, moves: bool) -> None:
@@ -244,18 +246,19 @@ def live(joined: Joined, moves: bool) -> None:
             return
         if joined.teacher or not st.session_state.get("class_follow", True):
             return
-        moved = moves and snap.step and snap.step != joined.slug
-        if ticking() and (moved or snap.revealed != joined.revealed):
-            st.rerun(scope="app")  # the page's own run moves (enter) or shows the reveal
+        if not ticking():
+            return
+        if moves and snap.step and snap.step != joined.slug:
+            go_to(joined, snap.step)
+        elif snap.revealed != joined.revealed:
+            st.rerun(scope="app")  # the page's own run shows the reveal
 
     poll()
 
 
 def ticking() -> bool:
-    """Whether this is a fragment's own run (its run_every tick), not the page's full run.
-    A tick that sees the teacher elsewhere reruns the page, whose run switches (a switch
-    from inside a fragment's run left some tabs blank, and a switch in a session's first
-    run, a replica's first visit, left Streamlit's "Page not found" dialog over the page)."""
+    """Whether this is a fragment's own run (its run_every tick), not the page's full run
+    (which reads the store itself): only a tick moves a follower or reruns on a reveal."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()

@@ -9,8 +9,10 @@ the old numbered addresses (/lecture_2) open the same steps (`old_links`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -113,13 +115,19 @@ def navigation(step: Step, where: str) -> None:
 
 
 def go_to_step(slug: str, query: dict[str, str]) -> None:
-    """Switch this tab to step `slug` with `query` (a class's follower, ui.lecture.classroom)."""
+    """Take this tab to step `slug` with `query` (a class's follower, ui.lecture.classroom):
+    the browser loads the step's address afresh, a new session there. A page switch inside
+    the session (st.switch_page) in the run that a poll's tick asked for left some tabs
+    blank: Streamlit's frontend (1.67) met a delta for the page before ("Bad delta path
+    index") and stopped drawing. A fresh load keeps nothing of the page before; the class,
+    the student's id and the language are in `query`."""
     if slug not in BY_SLUG:
         return
-    try:
-        st.switch_page(step_page(BY_SLUG[slug]), query_params=query)
-    except StreamlitAPIException:  # a page run alone (AppTest): say where the class is
-        st.info(_("The teacher is on step {n}.", n=BY_SLUG[slug].number))
+    step = BY_SLUG[slug]
+    address = json.dumps(f"{step.key}?{urlencode(query)}")  # relative: keeps a base path
+    st.html(f"<script>window.location.replace({address});</script>",
+            unsafe_allow_javascript=True)  # fmt: skip
+    st.info(_("The teacher is on step {n}.", n=step.number), icon=":material/sync:")
 
 
 def _open() -> bool:
