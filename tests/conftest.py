@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 import torch
+from streamlit.components.v2 import manifest_scanner
 
 from model.checkpoint import save_checkpoint
 from model.lm import TransformerLM
 from model.transformer import Config, build
 from training.tokenizer import train_tokenizer
+
+# Every new AppTest scans every installed package for Streamlit components (0.16-0.27 s
+# here), and the suite makes hundreds of them: once per process is enough, as nothing is
+# installed while it runs. tests/test_structure.py fails if AppTest stops calling it.
+manifest_scanner.scan_component_manifests = functools.cache(
+    manifest_scanner.scan_component_manifests
+)
 
 TINY_TEXT = [
     "the dog bit the boy near the river bank",

@@ -350,6 +350,23 @@ def test_streamlit_still_says_which_fragments_a_run_is_for() -> None:
     assert "fragment_ids_this_run" in {f.name for f in dataclasses.fields(ScriptRunContext)}
 
 
+def test_apptest_still_scans_for_components_through_the_cached_scanner() -> None:
+    """tests/conftest.py caches streamlit.components.v2.manifest_scanner's scan, which every
+    new AppTest ran (0.16-0.27 s each). If this fails after a Streamlit upgrade, the suite is
+    slower, not wrong: find where AppTest scans now, or drop the cache."""
+    import inspect
+
+    from streamlit.components.v2 import manifest_scanner
+    from streamlit.components.v2.component_manager import BidiComponentManager
+    from streamlit.testing.v1 import app_test
+
+    assert hasattr(manifest_scanner.scan_component_manifests, "cache_info")
+    assert "BidiComponentManager()" in inspect.getsource(app_test.AppTest._run)
+    scan = inspect.getsource(BidiComponentManager.discover_and_register_components)
+    assert "from streamlit.components.v2.manifest_scanner import" in scan
+    assert "scan_component_manifests()" in scan
+
+
 def test_the_replica_still_finds_uvicorns_settings() -> None:
     """deploy/replica.py gives uvicorn a graceful-shutdown timeout through Streamlit's private
     starlette_server._get_uvicorn_config_kwargs (so a SIGTERM'd replica exits within seconds

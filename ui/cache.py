@@ -259,14 +259,20 @@ def logit_lens(inputs: str | tuple, name: str, device: str, at: tuple[int, ...])
     return _load_model(name, device).logit_lens(_inputs(inputs), list(at))
 
 
+IG_TOKEN_STEPS = 2048  # integrated gradients' budget: steps x tokens, for a small model
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def attribute(
     ids: tuple[int, ...], name: str, device: str, position: int, token: int, method: str
 ) -> Attribution:
     """Each input token's score for log p(token) at position (ui.parts.interventions):
-    integrated gradients on 64 points of the path, 8 for a model of over 50M parameters
-    (bounded work: SmolLM2's 16 passes and their gradients took 6 s; bench_interventions)."""
-    steps = 8 if is_big(name, device) else 64
+    integrated gradients on 64 points of the path for a sentence, fewer for a long text
+    (about IG_TOKEN_STEPS tokens' passes in all, at least 8: a 256-token text's 64 passes
+    and their gradients took 5.6 s on the masked model), and 8 for a model of over 50M
+    parameters (SmolLM2's 16 passes took 6 s; bench_interventions). The page says how
+    many steps it took."""
+    steps = 8 if is_big(name, device) else max(8, min(64, IG_TOKEN_STEPS // len(ids)))
     return _load_model(name, device).attribute(list(ids), position, token, method, steps)
 
 
