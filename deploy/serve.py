@@ -28,7 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 COOKIE = "glassbox_replica"  # names the replica a browser is pinned to: r1, r2, ...
-SERVER = "server 127.0.0.1:{} max_fails=1 fail_timeout=5s{};"  # passive health check
+FAIL_TIMEOUT_S = 5  # nginx skips a replica it could not reach for this long
+SERVER = f"server 127.0.0.1:{{}} max_fails=1 fail_timeout={FAIL_TIMEOUT_S}s{{}};"  # passive check
 
 
 def find_nginx() -> str | None:
