@@ -125,7 +125,7 @@ def median_ms(action: Callable[[], None], repeats: int) -> float:
 
 def bench_page(name: str, repeats: int, tokens: int) -> dict[str, float]:
     at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=300)
-    at.session_state["sentence"] = sentence_of(tokens, 0)
+    at.session_state["shared_sentence"] = sentence_of(tokens, 0)
     at.run()
     if at.exception:
         raise RuntimeError(f"{name}: {at.exception[0].message}")
@@ -136,10 +136,10 @@ def bench_page(name: str, repeats: int, tokens: int) -> dict[str, float]:
     fresh = [sentence_of(tokens, next(variants)) for _ in range(repeats)]
     queue = iter(fresh)
     result["new sentence"] = median_ms(
-        lambda: at.text_area(key="w_sentence").input(next(queue)).run(), repeats
+        lambda: at.text_area(key="sentence").input(next(queue)).run(), repeats
     )
     more = iter([sentence_of(tokens, next(variants)) for _ in range(repeats)])
-    cpu = cpu_ms(lambda: at.text_area(key="w_sentence").input(next(more)).run(), repeats)
+    cpu = cpu_ms(lambda: at.text_area(key="sentence").input(next(more)).run(), repeats)
     result |= {f"cpu {part}": value for part, value in cpu.items()}
 
     _, pick = PICKERS[name]

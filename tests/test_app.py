@@ -56,7 +56,7 @@ def page(name: str, sentence: str | None = None, **state: object) -> AppTest:
     """A page, run once, with the shared sentence (and other session state) set first."""
     at = app_test(name)
     if sentence is not None:
-        at.session_state["sentence"] = sentence
+        at.session_state["shared_sentence"] = sentence
     for key, value in state.items():
         at.session_state[key] = value
     return at.run()
@@ -102,7 +102,7 @@ def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert_ok(at)
     assert at.title[0].value == "Tokens and embeddings"
-    at.text_area(key="w_sentence").input("the man bit the dog").run()
+    at.text_area(key="sentence").input("the man bit the dog").run()
     for name, title in zip(
         PAGES,
         ["Tokens", "Positional", "Attention", "Masked", "Causal"],
@@ -111,8 +111,8 @@ def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
         at.switch_page(f"pages/{name}.py").run()
         assert_ok(at)
         assert at.title[0].value.startswith(title)
-        assert at.session_state["sentence"] == "the man bit the dog"
-        assert at.text_area(key="w_sentence").value == "the man bit the dog"
+        assert at.session_state["shared_sentence"] == "the man bit the dog"
+        assert at.text_area(key="sentence").value == "the man bit the dog"
 
 
 # --- a new model is a folder: every page it can serve runs on it ------------------------------
@@ -166,18 +166,30 @@ def test_a_link_opens_the_same_page_sentence_and_model() -> None:
     at.run()
     assert_ok(at)
     assert at.title[0].value == "Attention"
-    assert at.text_area(key="w_sentence").value == "the dog bit the man"
+    assert at.text_area(key="sentence").value == "the dog bit the man"
     assert at.selectbox(key="w_model").value == "clm"
     assert "dog" in figure_text(at)
 
 
 def test_the_url_follows_the_sentence_model_and_page() -> None:
     at = page("tokens")
-    at.text_area(key="w_sentence").input("the cat sat").run()
+    at.text_area(key="sentence").input("the cat sat").run()
     at.selectbox(key="w_model").set_value("clm").run()
     assert at.query_params["sentence"] == "the cat sat"
     assert at.query_params["model"] == "clm"
     assert at.query_params["page"] == "tokens"
+    at.selectbox(key="w_example").set_value(PROBES[1]).run()  # set by a callback, not typed
+    assert at.query_params["sentence"] == PROBES[1]
+    long = "the cat sat . " * 200  # over MAX_URL_CHARS: the box is not bound, the URL has none
+    at.text_area(key="sentence").input(long).run()
+    assert_ok(at)
+    assert "sentence" not in at.query_params and at.session_state["shared_sentence"] == long
+    at.text_area(key="sentence").input("the dog sat").run()
+    assert at.query_params["sentence"] == "the dog sat"
+    # a page of its own input keeps the shared sentence in its URL: a tab moved to another
+    # replica there (a fresh session) has it again on the next page that reads it
+    own = next(p.key for p in PAGE_SPECS if p.reads != "sentence")
+    assert page(own, "the dog sat").query_params["sentence"] == "the dog sat"
 
 
 def test_an_unknown_model_in_the_url_falls_back_to_mlm() -> None:
@@ -195,8 +207,8 @@ def test_an_example_from_the_menu_becomes_the_sentence() -> None:
     at = page("tokens", "the cat sat")
     at.selectbox(key="w_example").set_value(PROBES[1]).run()
     assert_ok(at)
-    assert at.session_state["sentence"] == PROBES[1]
-    assert at.text_area(key="w_sentence").value == PROBES[1]
+    assert at.session_state["shared_sentence"] == PROBES[1]
+    assert at.text_area(key="sentence").value == PROBES[1]
     assert '"cash"' in figure_text(at)
 
 
@@ -245,12 +257,12 @@ def test_token_picker_changes_the_neighbours_and_the_trajectory() -> None:
 def test_pickers_survive_a_shorter_sentence() -> None:
     at = page("tokens", PROBES[0], tokens_section="neighbours")
     at.selectbox(key="tok_token").set_value(11).run()
-    at.text_area(key="w_sentence").input("the cat").run()
+    at.text_area(key="sentence").input("the cat").run()
     assert_ok(at)
     assert at.selectbox(key="tok_token").value in (1, 2)
     at = page("attention", " ".join(["the dog bit the man and"] * 12))
     at.slider(key="att_window").set_value((50, 70)).run()
-    at.text_area(key="w_sentence").input("the dog bit the man").run()
+    at.text_area(key="sentence").input("the dog bit the man").run()
     assert_ok(at)
     assert not at.get("slider") or "att_window" not in [s.key for s in at.slider]
 
@@ -295,7 +307,7 @@ def test_masked_page_masks_a_chosen_token() -> None:
     assert_ok(at)
     assert any("Choose a token to mask" in i.value for i in at.info)
     # The page returned early: the sidebar's part of the body, written after it, is there.
-    assert at.text_area(key="w_sentence").value == PROBES[0]
+    assert at.text_area(key="sentence").value == PROBES[0]
     assert [m.label for m in at.metric] == ["Forward pass"]
 
 
@@ -386,18 +398,18 @@ def _trace_that_fails() -> None:
 
 def test_a_failing_trace_keeps_the_sentence_box() -> None:
     at = AppTest.from_function(_trace_that_fails, default_timeout=TIMEOUT)
-    at.session_state["sentence"] = "a sentence that is not the shipped one"
+    at.session_state["shared_sentence"] = "a sentence that is not the shipped one"
     at.run()
     assert len(at.exception) == 1
-    assert at.text_area(key="w_sentence").value == "a sentence that is not the shipped one"
+    assert at.text_area(key="sentence").value == "a sentence that is not the shipped one"
 
 
 def test_a_failing_page_keeps_the_sentence_box_and_the_timing() -> None:
     at = AppTest.from_function(_page_that_fails, default_timeout=TIMEOUT)
-    at.session_state["sentence"] = PROBES[0]
+    at.session_state["shared_sentence"] = PROBES[0]
     at.run()
     assert len(at.exception) == 1, "the error is shown (its message redacted, config.toml)"
-    assert at.text_area(key="w_sentence").value == PROBES[0], "a new sentence can be typed"
+    assert at.text_area(key="sentence").value == PROBES[0], "a new sentence can be typed"
     assert [m.label for m in at.metric] == ["Forward pass"]
 
 
@@ -419,7 +431,7 @@ def test_a_bad_upload_shows_an_error_and_keeps_the_sentence(kind: str) -> None:
     errors = [e.value.replace("\\", "") for e in at.error]  # markdown-escaped file names
     assert errors and any(message in e for e in errors), errors
     assert "previous sentence is kept" in errors[0]
-    assert at.session_state["sentence"] == "the cat sat"
+    assert at.session_state["shared_sentence"] == "the cat sat"
     assert '"cat"' in figure_text(at)
 
 
@@ -429,7 +441,7 @@ def test_a_good_upload_becomes_the_sentence() -> None:
     at.file_uploader(key="w_upload").set_value(("note.md", data, "text/markdown")).run()
     assert_ok(at)
     assert not at.error
-    assert at.session_state["sentence"] == PROBES[1]
+    assert at.session_state["shared_sentence"] == PROBES[1]
     assert '"cash"' in figure_text(at)
 
 

@@ -140,7 +140,7 @@ def test_compare_mode_off_by_default_and_a_preset_pair_sets_both_sentences() -> 
     at.toggle(key="w_compare_on").set_value(True).run()
     at.selectbox(key="w_compare_pair").set_value(1).run()
     assert_ok(at)
-    assert at.session_state["sentence"] == DOG_MAN
+    assert at.session_state["shared_sentence"] == DOG_MAN
     figs = charts(at)
     assert ticktext(figs["cmp_cosine"])[0].startswith("input")
     assert any("'dog'" in c.value and "cosine" in c.value for c in at.caption)

@@ -49,7 +49,7 @@ def test_the_first_run_is_a_visit_of_the_url() -> None:
     state = ClientState(query_string="sentence=A+cat&model=mlm", page_script_hash="abc",
                         page_name="attention", fragment_id="f1", is_auto_rerun=True)  # fmt: skip
     widget = state.widget_states.widgets.add()
-    widget.id, widget.string_value = "w_sentence", "A new sentence"
+    widget.id, widget.string_value = "sentence", "A new sentence"
     visit = failover._visit_of(state)
     assert (visit.query_string, visit.page_script_hash, visit.page_name) == (
         "sentence=A+cat&model=mlm", "abc", "attention",
@@ -73,7 +73,7 @@ def test_files_the_replica_does_not_hold_are_left_out() -> None:
         info = upload.file_uploader_state_value.uploaded_file_info.add()
         info.file_id, info.name = file_id, f"{file_id}.txt"
     text = state.widget_states.widgets.add()
-    text.id, text.string_value = "w_sentence", "kept"
+    text.id, text.string_value = "sentence", "kept"
     kept = failover._without_lost_files(session, state)
     files = kept.widget_states.widgets[0].file_uploader_state_value.uploaded_file_info
     assert [f.file_id for f in files] == ["here"]

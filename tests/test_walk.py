@@ -261,7 +261,7 @@ def values_for(view: View, base: AppTest, kind: str, box: str, key: str, lang: s
     wanted = AGAIN if again else set(HOSTILE_TEXT) if lang == "en" else KOREAN_HOSTILE
     values = {label: value for label, value in hostile_values(base, kind, box).items()
               if value != current and (not text or label in wanted)}  # fmt: skip
-    if lang == "en" and box == "w_sentence" and key in PAGES and view.name == "first view":
+    if lang == "en" and box == "sentence" and key in PAGES and view.name == "first view":
         values = {**values, **{f"example {i}": p for i, p in enumerate(PROBES)}}
     return values
 
@@ -311,7 +311,7 @@ def test_walk(key: str, lang: str, forward_passes: list[int],
                     found.append("no message says what to type")
                 if key in PAGES and label in WORST and len(forward_passes) > MAX_FORWARD:
                     found.append(f"{len(forward_passes)} forward passes")
-                if box == "w_sentence" and key in PAGES:
+                if box == "sentence" and key in PAGES:
                     found += sentence_problems(at, key, label, str(value), lang)
                 if lang == "ko" and not found:
                     found += [p for p in in_korean(at, key, view) if "English" in p]
@@ -329,7 +329,7 @@ def test_the_walk_finds_the_views_and_boxes() -> None:
 
     tokens = found("tokens")
     assert {"first view", "tab neighbours", "toggle w_compare_on"} <= tokens.keys()
-    assert ("text_area", "w_sentence") in set(boxes(View("first view").open("tokens", "en")))
+    assert ("text_area", "sentence") in set(boxes(View("first view").open("tokens", "en")))
     assert any(n.startswith("revealed") for n in found("lecture-positional-encoding"))
     compare = found("attention")["toggle w_compare_on"].open("attention", "en")
     assert ("text_input", "w_compare_text") in set(boxes(compare))

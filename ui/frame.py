@@ -161,7 +161,7 @@ def _sidebar_part(opened: Opened, view: View | None) -> None:
     the timing and the model's notes only when there is a trace."""
     if opened.inputs is not None:
         with opened.inputs:
-            sentence_inputs()
+            sentence_inputs(opened.page.key)
     state.write_url(opened.page.key, opened.model_name, sentence=True)
     if view is None:
         return
@@ -179,7 +179,7 @@ def _first_view(page: str) -> tuple[Trace, tuple[str, ...]] | None:
         return None
     if ss["model"] not in cache.models_for(BY_KEY[page]):
         return None
-    return cache.shipped_trace(ss["sentence"], ss["model"])
+    return cache.shipped_trace(ss[state.SENTENCE], ss["model"])
 
 
 def _shared_view(opened: Opened, reset: Reset) -> View | None:
@@ -187,7 +187,7 @@ def _shared_view(opened: Opened, reset: Reset) -> View | None:
     step, so that a new sentence is read and traced by the body alone. None, with a
     message, when there is no sentence."""
     page, name = opened.page.key, opened.model_name
-    sentence = st.session_state["sentence"]
+    sentence = st.session_state[state.SENTENCE]
     first = _first_view(page)
     if first is not None:  # drawn at once; the model loads when the page first uses it
         return _view(opened, sentence, first[0], first[1], reset)

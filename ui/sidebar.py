@@ -38,18 +38,20 @@ def short_example(sentence: str, limit: int = EXAMPLE_CHARS) -> str:
     return head + tail if head else sentence[: limit - 1] + "…"
 
 
-def sentence_inputs() -> None:
-    """The shared sentence: a text box, the lecture's examples, an upload."""
+def sentence_inputs(page: str) -> None:
+    """The shared sentence: a text box (bound to the URL's `sentence`: ui.state), the
+    lecture's examples, an upload."""
     ss = st.session_state
-    ss["w_sentence"] = ss["sentence"]  # widget state is dropped between pages: copy it back
+    ss["sentence"] = ss[state.SENTENCE]  # widget state is dropped between pages: copy it back
     st.markdown(
         _(":material/search: **{app}**: type a sentence here and watch a Transformer read it.",
           app=APP_NAME)
     )  # fmt: skip
     st.text_area(
         _("Sentence"),
-        key="w_sentence",
+        key="sentence",
         on_change=state.on_sentence,
+        bind=state.bind_box(page),
         height=110,
         help=_("Type or paste a sentence, then press Ctrl+Enter (or click outside)."),
     )

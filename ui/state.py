@@ -1,10 +1,17 @@
 """The session's shared state and the URL that mirrors it; the sidebar's input callbacks.
 
-State lives in plain `st.session_state` keys ("sentence", "model", "device") that the
-sidebar's widgets copy into from their `on_change` callbacks, so it survives a page change
-(Streamlit drops widget state between pages) and a page run alone by AppTest still works.
-The sentence, the model, the page and the language (`lang`, only when not English) are
-mirrored into the URL's query parameters, so a link opens the same view.
+State lives in plain `st.session_state` keys ("shared_sentence", "model", "device") that
+the sidebar's widgets copy into from their `on_change` callbacks, so it survives a page
+change (Streamlit drops widget state between pages) and a page run alone by AppTest still
+works. The sentence, the model, the page and the language (`lang`, only when not English)
+are mirrored into the URL's query parameters, so a link opens the same view.
+
+The sentence's parameter (`sentence`) is the sentence box's own: the box is bound to it
+(`bind="query-params"`, ui.sidebar), so the browser keeps it in the URL when a page is
+picked in the menu. A page change asks for the new page with only the link's parameters
+and the bound ones; before, the URL held no sentence until the new page's run wrote it
+back, and a tab whose replica died in between came back with the default sentence
+(docs/DEPLOY.md). Longer sentences (an upload) leave the URL: the box is not bound then.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from ui import cache
 
 MAX_UPLOAD_BYTES = 1024 * 1024  # 1 MB
 MAX_URL_CHARS = 1500  # longer sentences are not put in the URL
+SENTENCE = "shared_sentence"  # the shared sentence, in session state
+URL_BOX = "_url_box"  # the page whose sentence box is bound to the URL in this session
 
 
 class UploadError(ValueError):
@@ -84,8 +93,8 @@ def _fill(state) -> None:  # noqa: ANN001 - st.session_state
     sentence = _first(params.get("sentence"))
     model_name = _first(params.get("model"))
     if sentence is not None:
-        state["sentence"] = sentence
-    state.setdefault("sentence", DEFAULT_SENTENCE)
+        state[SENTENCE] = sentence
+    state.setdefault(SENTENCE, DEFAULT_SENTENCE)
     models = cache.catalogue()
     if model_name in models:
         state["model"] = model_name
@@ -110,18 +119,31 @@ def on_language() -> None:
 
 
 def write_url(page: str, model_name: str, sentence: bool = True) -> None:
-    """Mirror the page, its model, the language and (when the page reads it) the shared
-    sentence into the query parameters."""
+    """Mirror the page, its model, the language and the shared sentence into the query
+    parameters. Also on a page that does not read the sentence: a tab moved to another
+    replica there keeps it for the next page that does.
+
+    Once a page has drawn its sentence box, the box keeps the sentence's parameter (it is
+    bound to it, and a bound parameter cannot be set here): the sentence is written here
+    only on the page's first run, before its box is bound."""
     write_language()
-    text = st.session_state["sentence"] if sentence else ""
     wanted = {"page": page, "model": model_name}
-    if 0 < len(text) <= MAX_URL_CHARS:
+    text = st.session_state[SENTENCE]
+    if not sentence:
+        st.session_state[URL_BOX] = None  # no box on this page: nothing is bound
+    if st.session_state.get(URL_BOX) != page and 0 < len(text) <= MAX_URL_CHARS:
         wanted["sentence"] = text
-    elif "sentence" in st.query_params:
-        del st.query_params["sentence"]
     for key, value in wanted.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
+
+
+def bind_box(page: str) -> str | None:
+    """How the sentence box of `page` is bound: to the URL while the sentence fits there,
+    not at all when it is longer (then its parameter leaves the URL)."""
+    bound = len(st.session_state[SENTENCE]) <= MAX_URL_CHARS
+    st.session_state[URL_BOX] = page if bound else None
+    return "query-params" if bound else None
 
 
 def reset_on_new_input(page: str, source: tuple, keys: dict, trace: Trace) -> None:
@@ -144,12 +166,11 @@ def reset_on_new_input(page: str, source: tuple, keys: dict, trace: Trace) -> No
 
 
 def set_sentence(text: str) -> None:
-    st.session_state["sentence"] = text
-    st.session_state["w_sentence"] = text
+    st.session_state[SENTENCE] = text  # the box is set from it when it is drawn
 
 
 def on_sentence() -> None:
-    st.session_state["sentence"] = st.session_state["w_sentence"]
+    st.session_state[SENTENCE] = st.session_state["sentence"]
     st.session_state.pop("upload_error", None)
 
 

@@ -196,9 +196,17 @@ def nav_link(page, key: str):
 
 
 def test_navigation_keeps_the_sentence(app_server, page, tokenizers) -> None:
+    """The menu's link asks for the new page with the sentence already in its query string
+    (the box is bound to the URL): a replica that dies before the new page's run has
+    written the URL leaves a tab that still has it (docs/DEPLOY.md)."""
+    sent: list[bytes] = []  # what the browser sends the server (Streamlit's BackMsgs)
+    page.on("websocket", lambda ws: ws.on("framesent", lambda data: sent.append(data)))
     harness.open_app(page, url(app_server, "tokens"), charts=True)
     type_sentence(page, TYPED)
+    clicked = len(sent)
     harness.after_rerun(page, lambda: nav_link(page, "attention").click())
+    asks = [d for d in sent[clicked:] if isinstance(d, bytes)]  # the first: the new page's
+    assert asks and urlencode({"sentence": TYPED}).encode() in asks[0], asks[:1]
     assert page.locator("h1").first.inner_text().strip() == TITLES["attention"]
     assert "/attention" in page.url and "teacher" in page.url
     expect(sentence_box(page)).to_have_value(TYPED)

@@ -25,7 +25,7 @@ from ui import cache
 from ui.figures import chart
 from ui.parts.interventions.knockout import layers_on_request
 from ui.show import md_escape
-from ui.state import MAX_URL_CHARS
+from ui.state import MAX_URL_CHARS, SENTENCE
 from ui.view import View
 
 NO_POSITIONS = RunOptions(positions=False)
@@ -55,7 +55,7 @@ def _on_pair() -> None:
     ss = st.session_state
     pick = ss.get("w_compare_pair")
     if pick is not None:
-        ss["sentence"], ss["compare_text"] = PAIRS[pick]
+        ss[SENTENCE], ss["compare_text"] = PAIRS[pick]
         ss["w_compare_pair"] = None
 
 
