@@ -1,7 +1,9 @@
 // Charts drawn without Plotly (ui/workarounds/chart.py; served from static/ and loaded once a
 // page by load_plotly.js, not sent with every chart). A figure made only of heatmaps on
-// integer cells, of one trace of bars, or of text placed over path shapes (the token chips)
-// is drawn here as one SVG, a heatmap's cells as an image of one pixel a cell. Plotly took
+// integer cells (one over another too, a square cell drawn square, with lines, rectangles
+// and text on the data: the vision figures), of one trace of bars, or of text placed over
+// path shapes (the token chips) is drawn here as one SVG, a heatmap's cells as an image of
+// one pixel a cell. Plotly took
 // about 45 ms of the browser's time a chart, drawn one after another; this takes a few.
 // Only what the app's figure builders (viz/) use is read: any other trace type or setting
 // leaves the figure to Plotly (gridFigure). The DOM keeps Plotly's class names (main-svg,
@@ -34,9 +36,20 @@ const AXIS_KEYS = new Set([
   "tickmode", "tickvals", "ticktext", "tickfont", "showgrid", "zeroline", "autorange",
   "tickangle", "title", "range", "domain", "anchor", "matches", "showticklabels",
   "automargin", "gridcolor", "zerolinecolor", "linecolor", "ticks", "zerolinewidth",
-  "ticklabeloverflow", "visible", "fixedrange", "tickformat",
+  "ticklabeloverflow", "visible", "fixedrange", "tickformat", "dtick", "scaleanchor",
+  "constrain",
 ]);
-const SHAPE_KEYS = new Set(["type", "path", "fillcolor", "line", "layer"]);
+// Shapes: a path (the token chips' boxes), or a line or rectangle (the vision figures' patch
+// grid), in data coordinates.
+const SHAPE_KEYS = {
+  path: new Set(["type", "path", "fillcolor", "line", "layer"]),
+  line: new Set(["type", "x0", "x1", "y0", "y1", "line", "layer"]),
+  rect: new Set(["type", "x0", "x1", "y0", "y1", "fillcolor", "line", "layer"]),
+};
+// Annotations: in paper coordinates (the panels' titles), or text at a point of the data
+// without an arrow (the patches' "row,column").
+const NOTE_KEYS = new Set(["x", "y", "text", "showarrow", "xanchor", "yanchor", "font", "xref",
+                           "yref"]);
 const PATH_OK = /^[MLQCZ\d\s.,eE+-]*$/;  // absolute moves, lines and curves only
 const PLOTLY_MARGIN = { l: 80, r: 80, t: 100, b: 80 };
 const TICK_PAD = 6;  // px between the plot and its tick labels
@@ -57,9 +70,12 @@ function plainArray(value) {
   const bytes = Uint8Array.from(atob(value.bdata), (c) => c.charCodeAt(0));
   const flat = Array.from(new TYPED[value.dtype](bytes.buffer), (v) => (Number.isNaN(v) ? null : v));
   const shape = String(value.shape ?? flat.length).split(",").map(Number);
+  const rows = (values, n, size) => Array.from({ length: n }, (_, r) =>
+    values.slice(r * size, (r + 1) * size));
   if (shape.length === 1) return flat;
-  if (shape.length !== 2) return null;
-  return Array.from({ length: shape[0] }, (_, r) => flat.slice(r * shape[1], (r + 1) * shape[1]));
+  if (shape.length === 2) return rows(flat, shape[0], shape[1]);
+  if (shape.length !== 3) return null;  // [R, C, K]: each cell's K values (customdata)
+  return rows(rows(flat, shape[0] * shape[1], shape[2]), shape[0], shape[1]);
 }
 
 // `figure` with its heatmaps' arrays read back, when this file can draw it as Plotly would;
@@ -72,7 +88,8 @@ function gridFigure(figure) {
     const keys = TRACE_KEYS[given.type];
     if (!keys || Object.keys(given).some((k) => !keys.has(k))) return null;
     const trace = { ...given, z: plainArray(given.z), x: plainArray(given.x),
-                    y: plainArray(given.y), kind: given.type };
+                    y: plainArray(given.y), customdata: plainArray(given.customdata),
+                    kind: given.type };
     if (given.type === "heatmap" && !heatmapFits(trace)) return null;
     if (given.type === "bar" && !barFits(trace, data.length)) return null;
     if (given.type === "scatter" && !textFits(trace)) return null;
@@ -84,11 +101,19 @@ function gridFigure(figure) {
     } else if (!LAYOUT_KEYS.has(key)) return null;
   }
   if (layout.showlegend !== undefined && layout.showlegend !== false) return null;
-  const shapes = layout.shapes || [];
-  const shapesFit = shapes.every((shape) => shape.type === "path" && PATH_OK.test(shape.path)
-    && Object.keys(shape).every((k) => SHAPE_KEYS.has(k)));
-  const paper = (layout.annotations || []).every((a) => a.xref === "paper" && a.yref === "paper");
-  return paper && shapesFit ? { data: traces, layout } : null;
+  const shapesFit = (layout.shapes || []).every((shape) => {
+    const keys = SHAPE_KEYS[shape.type];
+    if (!keys || Object.keys(shape).some((k) => !keys.has(k))) return false;
+    if (shape.type === "path") return PATH_OK.test(shape.path);
+    return ["x0", "x1", "y0", "y1"].every((k) => typeof shape[k] === "number");
+  });
+  const notesFit = (layout.annotations || []).every((a) =>
+    Object.keys(a).every((k) => NOTE_KEYS.has(k))
+    && ((a.xref === "paper" && a.yref === "paper")
+        || (a.xref === undefined && a.yref === undefined && a.showarrow === false)));
+  const anchors = Object.entries(layout).filter(([k, v]) => isAxisKey(k) && v.scaleanchor);
+  const anchored = anchors.every(([k, v]) => k === "yaxis" && v.scaleanchor === "x");
+  return notesFit && shapesFit && anchored ? { data: traces, layout } : null;
 }
 
 function heatmapFits(trace) {
@@ -294,8 +319,10 @@ function buildAxes(figure, width, margin, family) {
       : [margin.t + (1 - d0) * ph, margin.t + (1 - d1) * ph];  // y grows upwards
     axis.range = range;
     axis.px = px;
-    axis.toPx = (v) => px[0] + ((v - range[0]) / (range[1] - range[0])) * (px[1] - px[0]);
-    axis.fromPx = (p) => range[0] + ((p - px[0]) / (px[1] - px[0])) * (range[1] - range[0]);
+    axis.toPx = (v) => axis.px[0]
+      + ((v - axis.range[0]) / (axis.range[1] - axis.range[0])) * (axis.px[1] - axis.px[0]);
+    axis.fromPx = (p) => axis.range[0]
+      + ((p - axis.px[0]) / (axis.px[1] - axis.px[0])) * (axis.range[1] - axis.range[0]);
     const size = (given.tickfont || {}).size || (layout.font || {}).size || 12;
     axis.font = size;
     let ticks;
@@ -305,6 +332,12 @@ function buildAxes(figure, width, margin, family) {
       const keep = given.tickvals.map((v, i) => [v, (given.ticktext || [])[i] ?? String(v)])
         .filter(([v]) => v >= lo && v <= hi);
       ticks = { vals: keep.map(([v]) => v), text: keep.map(([, t]) => plainLines(t).join(" ")) };
+    } else if (given.tickmode === "linear" && given.dtick > 0) {
+      const lo = Math.min(...range), hi = Math.max(...range), vals = [];
+      for (let v = Math.ceil(lo / given.dtick) * given.dtick; v <= hi + 1e-9; v += given.dtick) {
+        vals.push(Number(v.toFixed(9)));
+      }
+      ticks = { vals, text: vals.map((v) => formatNumber(v, given.tickformat)) };
     } else {
       ticks = autoTicks(Math.min(...range), Math.max(...range), Math.abs(px[1] - px[0]),
                         axis.letter === "x" ? 60 : 35, axis.cells ? 1 : 0, given.tickformat);
@@ -319,6 +352,32 @@ function buildAxes(figure, width, margin, family) {
       : TICK_PAD + widest;
   }
   return axes;
+}
+
+// y's scale tied to x's (scaleanchor: a square cell is drawn square): the axis with more
+// pixels a unit gets as many as the other, by a shorter span of the plot centred in its
+// place (constrain "domain") or by a longer range (Plotly's default, "range").
+function constrainScale(axes) {
+  const x = axes.xaxis, y = axes.yaxis;
+  if (!x || !y || y.given.scaleanchor !== "x") return;
+  const unit = (a) => Math.abs(a.px[1] - a.px[0]) / Math.abs(a.range[1] - a.range[0]);
+  const [wide, narrow] = unit(x) > unit(y) ? [x, y] : [y, x];
+  const scale = unit(wide) / unit(narrow);
+  if (scale <= 1) return;
+  if (wide.given.constrain === "domain") {
+    const mid = (wide.px[0] + wide.px[1]) / 2, half = (wide.px[1] - wide.px[0]) / 2 / scale;
+    wide.px = [mid - half, mid + half];
+  } else {
+    const mid = (wide.range[0] + wide.range[1]) / 2;
+    const half = ((wide.range[1] - wide.range[0]) / 2) * scale;
+    wide.range = [mid - half, mid + half];
+  }
+  for (const axis of [wide]) {  // its ticks, again, in its new place
+    const lo = Math.min(...axis.range), hi = Math.max(...axis.range);
+    const keep = axis.ticks.vals.map((v, i) => [v, axis.ticks.text[i]])
+      .filter(([v]) => v >= lo && v <= hi);
+    axis.ticks = { vals: keep.map(([v]) => v), text: keep.map(([, t]) => t) };
+  }
 }
 
 function colourBarRoom(bar, info, family, font) {
@@ -370,6 +429,7 @@ function drawGrid(gd, figure, config) {
   const barRoom = Math.max(0, ...bars.map((b) => colourBarRoom(b.bar, b, family, font)));
   margin.r = Math.max(margin.r, Math.ceil(barRoom));
   axes = buildAxes(sized, width, margin, family);
+  constrainScale(axes);
   const pw = width - margin.l - margin.r, ph = height - margin.t - margin.b;
 
   const svg = el(null, "svg", {
@@ -379,11 +439,13 @@ function drawGrid(gd, figure, config) {
   el(svg, "rect", { width, height, fill: paper });
   const cartesian = el(svg, "g", { class: "cartesianlayer" });
   drawGridLines(cartesian, axes, layout);
-  drawShapes(cartesian, axes, layout.shapes || []);
+  const shapes = layout.shapes || [];
+  drawShapes(cartesian, axes, shapes.filter((shape) => shape.layer === "below"));
 
   // The cells: an image of one pixel a cell (nothing where a cell is empty), drawn over
   // the plot's background, as Plotly draws a heatmap.
   const panels = [];
+  const backed = new Set();
   data.forEach((trace, i) => {
     const x = axes[axisName(trace.xaxis || "x")], y = axes[axisName(trace.yaxis || "y")];
     if (trace.kind === "bar") {
@@ -423,10 +485,13 @@ function drawGrid(gd, figure, config) {
     const clipX = [Math.min(...x.px), Math.max(...x.px)];
     const clipY = [Math.min(...y.px), Math.max(...y.px)];
     const plot = el(cartesian, "g", { class: "plot" });
-    el(plot, "rect", {
-      x: clipX[0], y: clipY[0], width: clipX[1] - clipX[0], height: clipY[1] - clipY[0],
-      fill: plotBg,
-    });
+    if (!backed.has(x.name + y.name)) {  // once a subplot: a heatmap over another shows it
+      backed.add(x.name + y.name);
+      el(plot, "rect", {
+        x: clipX[0], y: clipY[0], width: clipX[1] - clipX[0], height: clipY[1] - clipY[0],
+        fill: plotBg,
+      });
+    }
     const clipId = `gb-clip-${Math.random().toString(36).slice(2)}`;
     const clip = el(el(svg, "defs"), "clipPath", { id: clipId });
     el(clip, "rect", {
@@ -468,6 +533,7 @@ function drawGrid(gd, figure, config) {
     }
     panels.push({ trace, x, y, colouring: colourings[i] });
   });
+  drawShapes(cartesian, axes, shapes.filter((shape) => shape.layer !== "below"));  // above
 
   // The axes: tick labels and titles, in Plotly's classes.
   for (const axis of Object.values(axes)) {
@@ -548,10 +614,13 @@ function drawGrid(gd, figure, config) {
   for (const a of layout.annotations || []) {
     const anchor = { left: "start", right: "end" }[a.xanchor] || "middle";
     const baseline = { bottom: "text-after-edge", top: "hanging" }[a.yanchor] || "central";
+    const paper = a.xref === "paper";
     el(svg, "text", {
-      class: "annotation-text", x: margin.l + a.x * pw, y: margin.t + (1 - a.y) * ph,
-      "font-size": (a.font || {}).size || font, fill: "#444", "text-anchor": anchor,
-      "dominant-baseline": baseline,
+      class: "annotation-text",
+      x: paper ? margin.l + a.x * pw : axes.xaxis.toPx(a.x),
+      y: paper ? margin.t + (1 - a.y) * ph : axes.yaxis.toPx(a.y),
+      "font-size": (a.font || {}).size || font, fill: (a.font || {}).color || "#444",
+      "text-anchor": anchor, "dominant-baseline": baseline,
     }, plainLines(a.text).join(" "));
   }
 
@@ -589,17 +658,29 @@ function drawGridLines(parent, axes, layout) {
   }
 }
 
-// Path shapes in data coordinates (the token chips' boxes), drawn below the traces.
+// Shapes in data coordinates: paths (the token chips' boxes, below the traces), lines and
+// rectangles (a patch grid, above them).
 function drawShapes(parent, axes, shapes) {
   const x = axes.xaxis, y = axes.yaxis;
   for (const shape of shapes) {
     if (!x || !y) return;
+    const line = shape.line || {};
+    if (shape.type !== "path") {
+      const [x0, x1, y0, y1] = [x.toPx(shape.x0), x.toPx(shape.x1), y.toPx(shape.y0),
+                                y.toPx(shape.y1)];
+      const d = shape.type === "line" ? `M${x0} ${y0}L${x1} ${y1}`
+        : `M${x0} ${y0}H${x1}V${y1}H${x0}Z`;
+      el(parent, "path", {
+        d, fill: shape.fillcolor || "none", stroke: line.color || "#444",
+        "stroke-width": line.width ?? 2, class: "shape",
+      });
+      continue;
+    }
     let n = 0;
     const d = shape.path.replace(/-?[\d.]+(?:e[-+]?\d+)?/gi, (number) => {
       n += 1;
       return String(n % 2 ? x.toPx(Number(number)) : y.toPx(Number(number)));
     });
-    const line = shape.line || {};
     el(parent, "path", {
       d, fill: shape.fillcolor || "none", stroke: line.color || "none",
       "stroke-width": line.width ?? 2, class: "shape",
@@ -674,7 +755,8 @@ function pointHover(trace, xa, ya, x, y) {
 
 // The hover box: the cell under the pointer, said as the figure's hover template says it.
 function hoverText(gd, x, y) {
-  for (const { trace, x: xa, y: ya } of gd.glassboxPanels || []) {
+  // The last trace first: a heatmap drawn over another (attention over an image) answers.
+  for (const { trace, x: xa, y: ya } of [...(gd.glassboxPanels || [])].reverse()) {
     if (trace.kind !== "heatmap") {
       const said = pointHover(trace, xa, ya, x, y);
       if (said !== null) return said;

@@ -12,6 +12,22 @@ from tests.e2e.test_pages import TITLES, assert_clean, url
 
 pytestmark = pytest.mark.e2e
 
+WITHOUT_PLOTLY = "g => !!g.glassboxGrid && !g.querySelector('.plot-container')"
+
+
+def hover(page, chart, row: int, col: int, size: int) -> str:
+    """The hover text over pixel (row, col) of a chart's `size`x`size` image, which must be
+    drawn square (its y axis scaled as its x)."""
+    box = chart.locator("image").first.bounding_box()
+    assert box and abs(box["width"] - box["height"]) < 1.5, box
+    page.mouse.move(box["x"] + box["width"] * (col + 0.5) / size,
+                    box["y"] + box["height"] * (row + 0.5) / size)  # fmt: skip
+    said = chart.locator(".gb-hover")
+    said.wait_for(state="visible")
+    text = said.text_content()
+    page.mouse.move(0, 0)
+    return text
+
 
 def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     app_server, page, screenshot_dir
@@ -23,10 +39,22 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     assert_clean(page)
     page.screenshot(path=str(screenshot_dir / "vision.png"))
 
+    # The image with its patch grid: one SVG (static/svg_chart.js), square, each patch named
+    image = page.locator(".st-key-vit_image .gb-chart")
+    assert image.evaluate(WITHOUT_PLOTLY)
+    notes = image.locator(".annotation-text").all_text_contents()
+    assert notes[:2] == ["0,0", "0,1"] and notes[-1] == "3,3", notes
+    assert image.locator(".shape").count() == 10  # the grid's lines: 5 across, 5 down
+    assert hover(page, image, 0, 0, 8).startswith("row 0, column 0: ")
+
     harness.open_tab(page, "Where [CLS] looks")  # drawn only when its tab is open
     harness.wait_for_chart_title(page, "[CLS] → patches, layer 1")  # drawn after the run
     harness.after_rerun(page, lambda: page.get_by_text("layer 3", exact=True).first.click())
     harness.wait_for_chart_title(page, "[CLS] → patches, layer 3", timeout=20)
+    cls = page.locator(".st-key-vit_cls .gb-chart")  # the weights drawn over the image
+    assert cls.evaluate(WITHOUT_PLOTLY) and cls.locator("image").count() == 2
+    said = hover(page, cls, 7, 7, 8)  # the bottom-right pixel: the last patch's weight
+    assert said.startswith("patch 3,3: 0.") and said.endswith("attention"), said
 
     harness.after_rerun(page, lambda: page.get_by_text("your own picture").click())
     chooser = page.locator('[data-testid="stFileUploaderDropzoneInput"]')

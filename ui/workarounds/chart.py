@@ -14,7 +14,8 @@ load_plotly.js beside this file):
 
 The figure's JSON and the Plotly config travel as one UTF-8 JSON payload (bytes: Streamlit
 sends them as they are). A figure made of heatmaps (attention, embeddings, similarity, the
-causal mask, every layer x head), of one trace of bars, or the token chips is drawn as one
+causal mask, every layer x head, the vision page's images with their patch grid and the
+attention laid over them), of one trace of bars, or the token chips is drawn as one
 SVG by `static/svg_chart.js`: Plotly took about 45 ms of the browser's time a chart, drawn
 one after another; this takes a few. The same tick labels, colour bar, title, hover text and
 PNG download; other figures, and any with settings it does not read, go to Plotly. A chart
