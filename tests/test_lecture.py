@@ -31,30 +31,29 @@ def test_the_syllabus_numbers_its_steps_and_keeps_every_old_link() -> None:
 
 
 def _follow_old_links() -> None:
-    """Each old numbered page's callable, with st.switch_page recorded (AppTest runs this)."""
+    """Each old numbered page's callable, with ?present=1, under its own address (AppTest
+    runs this; each draws the script that loads its step)."""
     import streamlit as st
 
     from ui.lecture import frame
 
-    went: list[str] = []
-    real = st.switch_page  # put back after: the module is shared by every later AppTest
-    st.switch_page = lambda page, query_params=None: went.append(page.url_path)
-    try:
-        for link in frame.old_links():
-            link._page()
-            st.text(f"{link.url_path} {link.visibility} -> {went[-1]}")
-    finally:
-        st.switch_page = real
+    st.query_params["present"] = "1"
+    for link in frame.old_links():
+        st.text(f"{link.url_path} {link.visibility}")
+        link._page()
 
 
 def test_an_old_numbered_link_opens_the_same_step() -> None:
-    """/lecture_5 (the address before steps had slugs) is a hidden page that switches to
-    "Positional encoding"; the browser test follows one for real."""
+    """/lecture_5 (the address before steps had slugs) is a hidden page that loads
+    "Positional encoding" afresh, keeping its query; the browser test follows one for real."""
     at = AppTest.from_function(_follow_old_links, default_timeout=TIMEOUT).run()
     assert_ok(at)
     lines = [t.value for t in at.text]
-    assert lines == [f"lecture_{n} hidden -> lecture-{slug}" for n, slug in OLD_NUMBERS.items()]
-    assert "lecture_5 hidden -> lecture-positional-encoding" in lines
+    scripts = [h.proto.body for h in at.get("html")]
+    assert lines == [f"lecture_{n} hidden" for n in OLD_NUMBERS]
+    assert scripts == [f'<script>window.location.replace("lecture-{slug}?present=1");</script>'
+                       for slug in OLD_NUMBERS.values()]  # fmt: skip
+    assert "lecture-positional-encoding?present=1" in scripts[list(OLD_NUMBERS).index(5)]
 
 
 def test_a_right_guess_is_praised_and_a_wrong_one_corrected() -> None:

@@ -226,9 +226,14 @@ def go_to(joined: Joined, slug: str) -> None:
     the class, the language and presenter mode in the URL; nothing more is drawn here."""
     if joined.go is None:
         return
-    kept = {name: st.query_params[name] for name in KEPT if name in st.query_params}
-    joined.go(slug, {**kept, **_params(joined)})
+    joined.go(slug, query(joined))
     st.stop()
+
+
+def query(joined: Joined) -> dict[str, str]:
+    """The query a fresh load of a step keeps: the class, the language, presenter mode."""
+    kept = {name: st.query_params[name] for name in KEPT if name in st.query_params}
+    return {**kept, **_params(joined)}
 
 
 def live(joined: Joined, moves: bool) -> None:

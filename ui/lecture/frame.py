@@ -63,11 +63,13 @@ def overview_page() -> st.Page:
 
 
 def old_links() -> list[st.Page]:
-    """Hidden pages at the numbered addresses of earlier versions (/lecture_5): each opens the
-    step it showed then (OLD_NUMBERS), with the same query (?present=1)."""
+    """Hidden pages at the numbered addresses of earlier versions (/lecture_5): each loads the
+    step it showed then (OLD_NUMBERS) afresh, with the same query (?present=1). Not a page
+    switch: as a fresh server's first visit, a switch ended the run before the script that
+    closes Streamlit's "Page not found" dialog reached the browser, and the dialog stayed
+    over the step."""
     def forward(slug: str) -> Callable[[], None]:
-        return lambda: st.switch_page(step_page(BY_SLUG[slug]),
-                                      query_params=st.query_params.to_dict())  # fmt: skip
+        return lambda: load_step(BY_SLUG[slug], st.query_params.to_dict())
 
     return [_page(forward(slug), f"lecture_{n}", f"{n}. {BY_SLUG[slug].title}", f"lecture_{n}",
                   visibility="hidden") for n, slug in OLD_NUMBERS.items()]  # fmt: skip
@@ -105,13 +107,24 @@ def navigation(step: Step, where: str) -> None:
     keys = where == "top"
     if left.button(_("Previous"), key=f"lec_prev_{where}", disabled=step.number == 1,
                    shortcut="Left" if keys else None, width="stretch"):  # fmt: skip
-        st.switch_page(step_page(STEPS[step.number - 2]))
+        step_to(STEPS[step.number - 2])
     mid.markdown(_("**Step {n} of {total}** · {title}", n=step.number, total=n,
                    title=step.title))  # fmt: skip
     if right.button(_("Next"), key=f"lec_next_{where}", disabled=step.number == n,
                     type="primary", shortcut="Right" if keys else None,
                     width="stretch"):  # fmt: skip
-        st.switch_page(step_page(STEPS[step.number]))
+        step_to(STEPS[step.number])
+
+
+def step_to(target: Step) -> None:
+    """Go to step `target`: a page switch inside the session, or in a class a fresh load of
+    its address: a page switch while the class's polls tick (fragments' run_every) left the
+    teacher's tab blank once (CI run 18), as it had left followers' (`go_to_step`)."""
+    joined = classroom.here()
+    if joined is not None:
+        load_step(target, classroom.query(joined))
+        st.stop()
+    st.switch_page(step_page(target))
 
 
 def go_to_step(slug: str, query: dict[str, str]) -> None:
@@ -124,10 +137,15 @@ def go_to_step(slug: str, query: dict[str, str]) -> None:
     if slug not in BY_SLUG:
         return
     step = BY_SLUG[slug]
-    address = json.dumps(f"{step.key}?{urlencode(query)}")  # relative: keeps a base path
-    st.html(f"<script>window.location.replace({address});</script>",
-            unsafe_allow_javascript=True)  # fmt: skip
+    load_step(step, query)
     st.info(_("The teacher is on step {n}.", n=step.number), icon=":material/sync:")
+
+
+def load_step(step: Step, query: dict[str, str]) -> None:
+    """The browser loads `step`'s address afresh, with `query`: a new session there."""
+    address = step.key + (f"?{urlencode(query)}" if query else "")  # relative: a base path
+    st.html(f"<script>window.location.replace({json.dumps(address)});</script>",
+            unsafe_allow_javascript=True)  # fmt: skip
 
 
 def _open() -> bool:
