@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
@@ -16,6 +17,9 @@ from i18n import DEFAULT, _, language
 from ui.figures import chart
 from ui.lecture.kit import predict
 from ui.show import md_escape
+
+if TYPE_CHECKING:
+    from lab.spot import Spot
 
 SPOT_MODEL = "clm"  # a decoder: the mask's mistakes show only where there is a mask
 MAX_SPOT_CHARS = 300  # the bugs' pictures are drawn for the first tokens of a long text
@@ -74,30 +78,40 @@ def order(text: str, n: int) -> list[int]:
 
 
 def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
-    """Each mistake's picture under a letter, in an order of the sentence's own: the class
-    says which bug made it, and the reveal shows the model's own attention beside it, the
-    bug's one-line diff and what it does to the numbers."""
+    """The mistakes' pictures two by two, each under a letter, in an order of the sentence's
+    own: the class says which bug made each; its reveal gives the bug's one-line diff and
+    what it does to the numbers, and once one is revealed the model's own attention (the
+    same for every picture) is drawn once below them, to compare with."""
     found = spots(text, layer)
     where = (text[:MAX_SPOT_CHARS], layer, head)
     titles = [s.mistake.title for s in found]  # ids (English), shown through _()
     label = _("{model}, layer {layer}, head {head}", model=SPOT_MODEL, layer=layer + 1,
               head=head + 1)  # fmt: skip
-    for letter, n in zip(LETTERS, order(text, len(found)), strict=False):
-        s = found[n]
-        st.markdown("#### " + _("Picture {letter}", letter=letter))
-        left, right = st.columns(2)
+    picks = list(zip(LETTERS, order(text, len(found)), strict=False))
+    revealed = False
+    for row in range(0, len(picks), 2):
+        for cell, (letter, n) in zip(st.columns(2), picks[row : row + 2], strict=False):
+            with cell:
+                revealed |= _spot(found[n], letter, key, where, titles, label, head)
+    if revealed and found:
+        left, _right = st.columns(2)
         with left:
-            chart(f"{key}_{letter}", (*where, s.mistake.name), viz.attention_heatmap,
-                  np.nan_to_num(s.weights[head], nan=0.0), s.tokens,
-                  title=_("picture {letter}: {label}, with one bug", letter=letter, label=label),
-                  filename=f"lab_bug_{letter}")  # fmt: skip
-        effects = md_escape("; ".join(s.effects())) + "."
-        if predict(f"{key}_{letter}", _("Which bug made picture {letter}?", letter=letter),
+            chart(f"{key}_model", where, viz.attention_heatmap, found[0].reference[head],
+                  found[0].tokens, title=_("the model's own: {label}", label=label),
+                  filename="lab_model_attention")  # fmt: skip
+
+
+def _spot(s: Spot, letter: str, key: str, where: tuple, titles: list[str], label: str,
+          head: int) -> bool:
+    """One mistake's picture and its question; whether it is revealed."""
+    chart(f"{key}_{letter}", (*where, s.mistake.name), viz.attention_heatmap,
+          np.nan_to_num(s.weights[head], nan=0.0), s.tokens,
+          title=_("picture {letter}: {label}, with one bug", letter=letter, label=label),
+          filename=f"lab_bug_{letter}")  # fmt: skip
+    effects = md_escape("; ".join(s.effects())) + "."
+    if not predict(f"{key}_{letter}", _("Which bug made picture {letter}?", letter=letter),
                    titles, s.mistake.title, effects, label=_):  # fmt: skip
-            with right:
-                chart(f"{key}_{letter}_model", where, viz.attention_heatmap,
-                      s.reference[head], s.tokens,
-                      title=_("the model's own: {label}", label=label),
-                      filename="lab_model_attention")  # fmt: skip
-            st.code(s.mistake.diff, language="diff")
-            st.caption(md_escape(_(s.mistake.hint)))
+        return False
+    st.code(s.mistake.diff, language="diff", wrap_lines=True)  # a half-width column
+    st.caption(md_escape(_(s.mistake.hint)))
+    return True
