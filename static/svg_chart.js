@@ -372,12 +372,10 @@ function constrainScale(axes) {
     const half = ((wide.range[1] - wide.range[0]) / 2) * scale;
     wide.range = [mid - half, mid + half];
   }
-  for (const axis of [wide]) {  // its ticks, again, in its new place
-    const lo = Math.min(...axis.range), hi = Math.max(...axis.range);
-    const keep = axis.ticks.vals.map((v, i) => [v, axis.ticks.text[i]])
-      .filter(([v]) => v >= lo && v <= hi);
-    axis.ticks = { vals: keep.map(([v]) => v), text: keep.map(([, t]) => t) };
-  }
+  const lo = Math.min(...wide.range), hi = Math.max(...wide.range);  // its ticks still inside
+  const keep = wide.ticks.vals.map((v, i) => [v, wide.ticks.text[i]])
+    .filter(([v]) => v >= lo && v <= hi);
+  wide.ticks = { vals: keep.map(([v]) => v), text: keep.map(([, t]) => t) };
 }
 
 function colourBarRoom(bar, info, family, font) {
@@ -665,27 +663,27 @@ function drawShapes(parent, axes, shapes) {
   for (const shape of shapes) {
     if (!x || !y) return;
     const line = shape.line || {};
-    if (shape.type !== "path") {
-      const [x0, x1, y0, y1] = [x.toPx(shape.x0), x.toPx(shape.x1), y.toPx(shape.y0),
-                                y.toPx(shape.y1)];
-      const d = shape.type === "line" ? `M${x0} ${y0}L${x1} ${y1}`
-        : `M${x0} ${y0}H${x1}V${y1}H${x0}Z`;
-      el(parent, "path", {
-        d, fill: shape.fillcolor || "none", stroke: line.color || "#444",
-        "stroke-width": line.width ?? 2, class: "shape",
-      });
-      continue;
-    }
-    let n = 0;
-    const d = shape.path.replace(/-?[\d.]+(?:e[-+]?\d+)?/gi, (number) => {
-      n += 1;
-      return String(n % 2 ? x.toPx(Number(number)) : y.toPx(Number(number)));
-    });
     el(parent, "path", {
-      d, fill: shape.fillcolor || "none", stroke: line.color || "none",
+      d: shapePath(shape, x, y), fill: shape.fillcolor || "none",
+      stroke: line.color || (shape.type === "path" ? "none" : "#444"),  // as before: paths none
       "stroke-width": line.width ?? 2, class: "shape",
     });
   }
+}
+
+// A shape's SVG path in pixels: a path's own numbers (x, y, x, y, ...), or a line's or a
+// rectangle's corners.
+function shapePath(shape, x, y) {
+  if (shape.type === "path") {
+    let n = 0;
+    return shape.path.replace(/-?[\d.]+(?:e[-+]?\d+)?/gi, (number) => {
+      n += 1;
+      return String(n % 2 ? x.toPx(Number(number)) : y.toPx(Number(number)));
+    });
+  }
+  const [x0, x1, y0, y1] = [x.toPx(shape.x0), x.toPx(shape.x1), y.toPx(shape.y0),
+                            y.toPx(shape.y1)];
+  return shape.type === "line" ? `M${x0} ${y0}L${x1} ${y1}` : `M${x0} ${y0}H${x1}V${y1}H${x0}Z`;
 }
 
 // Bars from 0 on integer positions, their text just beyond their ends.

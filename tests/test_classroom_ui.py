@@ -16,7 +16,7 @@ from classroom.store import DATABASE_ENV
 from tests.test_app import app_test
 from tests.test_classroom import HOSTILE
 from ui.lecture.classroom import poll_id
-from ui.lecture.syllabus import BY_SLUG
+from ui.lecture.syllabus import BY_SLUG, STEPS
 
 STEP = "lecture-attention"
 NO_SUCH = "No such class"
@@ -110,6 +110,20 @@ def test_a_follower_loads_the_teachers_step_afresh(store: classroom.Store) -> No
     again = joined(STEP, **{"class": o.code, "student": param(at, "student")})
     assert_drawn(again)  # on the teacher's step: it stays
     assert not again.get("html") or "location.replace" not in again.get("html")[0].proto.body
+
+
+def test_in_a_class_next_loads_the_next_step_afresh(store: classroom.Store) -> None:
+    """The teacher's Next in a class: a fresh load of the next step's address, keeping the
+    class, the teacher's key and presenter mode; not a page switch inside the session (a
+    switch while the class's polls ticked left the teacher's tab blank once)."""
+    o = store.open()
+    at = joined(STEP, **{"class": o.code, "teacher": o.key, "present": "1"})
+    at.button(key="lec_next_top").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    [script] = [h.proto.body for h in at.get("html") if "location.replace" in h.proto.body]
+    path, query = re.search(r'location\.replace\("([^"]+)"\)', script).group(1).split("?")
+    assert path == STEPS[BY_SLUG[STEP.removeprefix("lecture-")].number].key  # the next one
+    assert parse_qs(query) == {"class": [o.code], "teacher": [o.key], "present": ["1"]}
 
 
 def test_a_wrong_teacher_key_gets_the_student_view(store: classroom.Store) -> None:

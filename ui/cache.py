@@ -116,6 +116,11 @@ _warm = threading.Lock()
 _warm_started: list[bool] = []
 
 
+# The module whose logger warns of a thread without a ScriptRunContext (Streamlit's own:
+# tests/test_structure.py fails when an upgrade moves it).
+CONTEXT_LOGGER = "streamlit.runtime.scriptrunner_utils.script_run_context"
+
+
 def warm_up() -> None:
     """Once per process, in a background thread: import PyTorch and load every shipped
     model (on "auto"), so that later pages and sessions find them loaded. Only in a server
@@ -138,7 +143,7 @@ def warm_up() -> None:
             _load_model(name, device)  # no session here: no spinner
 
     # No session runs this thread: Streamlit's "missing ScriptRunContext" warning is expected.
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+    logging.getLogger(CONTEXT_LOGGER).addFilter(
         lambda record: record.threadName != WARM_THREAD
     )
     threading.Thread(target=run, name=WARM_THREAD, daemon=True).start()

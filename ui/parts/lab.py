@@ -93,7 +93,7 @@ def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
         for cell, (letter, n) in zip(st.columns(2), picks[row : row + 2], strict=False):
             with cell:
                 revealed |= _spot(found[n], letter, key, where, titles, label, head)
-    if revealed and found:
+    if revealed:
         left, _right = st.columns(2)
         with left:
             chart(f"{key}_model", where, viz.attention_heatmap, found[0].reference[head],
