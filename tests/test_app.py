@@ -113,6 +113,20 @@ def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
         assert at.title[0].value.startswith(title)
         assert at.session_state["shared_sentence"] == "the man bit the dog"
         assert at.text_area(key="sentence").value == "the man bit the dog"
+        if name == "masked":
+            first = at.multiselect(key="mask_tokens").value
+    # Back on a page whose choices Streamlit forgot on the way (its widgets were not drawn):
+    # they start again from the sentence, as on the first visit, and the browser is sent
+    # the value the page uses (it may have missed the run that set it: a lost connection).
+    at.switch_page("pages/masked.py").run()
+    assert_ok(at)
+    chosen = at.multiselect(key="mask_tokens")
+    assert first and chosen.value == first, "the word masked on the first visit, again"
+    assert chosen.proto.set_value
+    at.slider(key="mask_k").set_value(6).run()  # any run sends the value the page uses
+    assert at.multiselect(key="mask_tokens").proto.set_value
+    assert "Where the [MASK] looked" in [tab.label for tab in at.tabs]
+    assert not at.info
 
 
 # --- a new model is a folder: every page it can serve runs on it ------------------------------

@@ -149,17 +149,27 @@ def bind_box(page: str) -> str | None:
 def reset_on_new_input(page: str, source: tuple, keys: dict, trace: Trace) -> None:
     """The one reset mechanism: when this page sees a new (sentence, model), each of `keys`
     goes back to its default: None (the widget's own default), or a function of the new
-    trace (a token to start on, tokens to mask)."""
+    trace (a token to start on, tokens to mask).
+
+    A key with a function default is also given it when the state has forgotten it:
+    Streamlit drops a widget's value after a run that does not draw it (another page), so
+    on coming back to the page, or after a reconnect whose page change was lost, the tokens
+    to mask were none. And its value is written back on every run, so the widget is always
+    sent with the server's value: a browser that missed the run that set it (its messages
+    lost to a dying replica or nginx restart) shows and sends what the page uses, not the
+    widget's empty default."""
     state = st.session_state
     seen = state.setdefault("_seen", {})
-    if seen.get(page) == source:
-        return
+    new = seen.get(page) != source
     seen[page] = source
     for key, default in keys.items():
         if default is None:
-            state.pop(key, None)
-        else:
+            if new:
+                state.pop(key, None)
+        elif new or key not in state:
             state[key] = default(trace)
+        else:
+            state[key] = state[key]
 
 
 # --- The sidebar's callbacks -------------------------------------------------------------
