@@ -216,6 +216,9 @@ class Crowd:
     sockets: dict[int, dict] = field(default_factory=dict)  # Session.sockets() at its end
     repeated: list[tuple[float, int, str]] = field(default_factory=list)  # actions done again
     reopened: list[tuple[float, int]] = field(default_factory=list)  # first pages reloaded
+    # JavaScript errors of the first pages that were reloaded (session, error): gone with the
+    # page a person reloaded, reported beside the table, not a failure
+    reloaded_errors: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def all_latencies(self) -> list[float]:
@@ -390,6 +393,11 @@ class Session:
         except Exception:
             self.crowd.reopened.append((time.time(), me.index))  # a person reloads
             self.reloads_allowed += 1
+            # What the page that never drew threw goes with it (Streamlit's "not connected
+            # to a server!" from a page that never reached one: CI run 23); the reloaded
+            # page's own errors are checked as any page's.
+            self.crowd.reloaded_errors += [(me.index, e) for e in self.js_errors]
+            self.js_errors.clear()
             await page.reload(wait_until="domcontentloaded")
             await self.idle(1)
         await page.wait_for_selector(harness.DRAWN_CHART)

@@ -224,12 +224,15 @@ def test_a_class_through_faults(cluster, chromium_path, tokenizers, request) -> 
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     report = {"sessions": FAULT_SESSIONS, "concurrency": FAULT_CONCURRENCY, "faults": rows,
               "crowd_failures": result.failures, "events": driver.events(),
+              "reloaded_errors": result.reloaded_errors,
               "class_seconds": round(result.seconds, 1), "load": load}  # fmt: skip
     (RUNS / "faults.json").write_text(json.dumps(report, indent=1) + "\n")
     _report(request, f"deploy faults: {FAULT_SESSIONS} sessions through nginx, "
             f"{FAULT_CONCURRENCY} at a time, 2 replicas, {len(driver.lessons)} lesson tabs; "
             f"class {result.seconds:.0f} s; load average {load}",
-            *faults.table(rows).split("\n"))  # fmt: skip
+            *faults.table(rows).split("\n"),
+            *(f"a reloaded first page (session {i}) had thrown: {e[:200]}"
+              for i, e in result.reloaded_errors))  # fmt: skip
 
     problems = list(result.failures)  # every lost session is one
     measured = {r["fault"] for r in rows}
