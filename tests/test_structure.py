@@ -321,7 +321,7 @@ def test_every_command_answers_help_without_side_effects(args: list[str]) -> Non
     assert snapshot() == before
 
 
-# --- the one Streamlit internal ---------------------------------------------------------------
+# --- Streamlit's internals: each test fails on an upgrade that moves one ------------------
 
 
 def test_streamlit_still_has_the_legacy_switch() -> None:

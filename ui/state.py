@@ -166,10 +166,8 @@ def reset_on_new_input(page: str, source: tuple, keys: dict, trace: Trace) -> No
         if default is None:
             if new:
                 state.pop(key, None)
-        elif new or key not in state:
-            state[key] = default(trace)
-        else:
-            state[key] = state[key]
+        else:  # a start from the trace when new or forgotten, else the value, written back
+            state[key] = default(trace) if new or key not in state else state[key]
 
 
 # --- The sidebar's callbacks -------------------------------------------------------------

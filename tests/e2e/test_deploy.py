@@ -198,7 +198,6 @@ def test_a_rolling_update(cluster, tokenizers, chromium_path, request) -> None:
     assert r["reconnect_s"] <= RECONNECT_LIMIT_S, r
 
 
-@pytest.mark.timeout(900)
 def _new_browsers(url: str, n: int = 4) -> list[str]:
     """The replicas nginx pins `n` new browsers to: the app's page asked for `n` times
     without cookies, one after another, each answer's replica cookie."""
@@ -213,6 +212,7 @@ def _new_browsers(url: str, n: int = 4) -> list[str]:
     return names
 
 
+@pytest.mark.timeout(900)
 def test_a_class_through_faults(cluster, chromium_path, tokenizers, request) -> None:
     """A class through a killed replica, a restarted nginx and a hung replica, one after
     another: no session or lesson tab lost, every tab back within the limits, the replica
