@@ -948,8 +948,8 @@ def warmed(browser, server) -> None:
 # "slider" one step right, a "select" the next option.
 OWN_INPUTS: dict[str, tuple[str, str, str]] = {
     "learn": ("radio", "learn_task", ""),  # its own input trains; the task picked is drawn
-    "rnn": ("text", "w_tr_sentence", TOY),
-    "cross_attention": ("text", "w_tr_sentence", TOY),
+    "rnn": ("text", "english", TOY),
+    "cross_attention": ("text", "english", TOY),
     "vision": ("select", "vit_digit", ""),
     "lecture-rnn-bottleneck": ("text", "l1_own", TOY),
     "lecture-attention": ("text", "l2_own", "sentence"),

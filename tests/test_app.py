@@ -499,7 +499,7 @@ def test_the_sidebar_shows_the_forward_pass_time_and_device() -> None:
 def test_a_translation_page_translates_the_lecture_example(name: str) -> None:
     at = page(name)
     assert_ok(at)
-    assert at.text_input(key="w_tr_sentence").value == "i go to school"
+    assert at.text_input(key="english").value == "i go to school"
     assert "나는 학교에 간다" in [c.value for c in at.code]
     assert '"school"' in figure_text(at) and at.get("download_button")
 

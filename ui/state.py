@@ -27,6 +27,9 @@ MAX_UPLOAD_BYTES = 1024 * 1024  # 1 MB
 MAX_URL_CHARS = 1500  # longer sentences are not put in the URL
 SENTENCE = "shared_sentence"  # the shared sentence, in session state
 URL_BOX = "_url_box"  # the page whose sentence box is bound to the URL in this session
+ENGLISH = "tr_sentence"  # the translation pages' own sentence, in session state
+ENGLISH_URL = "english"  # its query parameter, and the key of their box (bound to it)
+ENGLISH_BOX = "_url_english_box"  # the page whose English box was bound on its last run
 
 
 class UploadError(ValueError):
@@ -125,7 +128,8 @@ def write_url(page: str, model_name: str, sentence: bool = True) -> None:
 
     Once a page has drawn its sentence box, the box keeps the sentence's parameter (it is
     bound to it, and a bound parameter cannot be set here): the sentence is written here
-    only on the page's first run, before its box is bound."""
+    only on the page's first run, before its box is bound. The translation pages' English
+    sentence (`english`) is kept the same way, on every page once the session has one."""
     write_language()
     wanted = {"page": page, "model": model_name}
     text = st.session_state[SENTENCE]
@@ -133,16 +137,21 @@ def write_url(page: str, model_name: str, sentence: bool = True) -> None:
         st.session_state[URL_BOX] = None  # no box on this page: nothing is bound
     if st.session_state.get(URL_BOX) != page and 0 < len(text) <= MAX_URL_CHARS:
         wanted["sentence"] = text
+    english = st.session_state.get(ENGLISH, "")
+    if st.session_state.get(ENGLISH_BOX) != page and 0 < len(english) <= MAX_URL_CHARS:
+        wanted[ENGLISH_URL] = english  # the translation pages' sentence: the same way
+    st.session_state[ENGLISH_BOX] = None  # the English box, when this page draws one, says
     for key, value in wanted.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
 
 
-def bind_box(page: str) -> str | None:
+def bind_box(page: str, text: str = SENTENCE, box: str = URL_BOX) -> str | None:
     """How the sentence box of `page` is bound: to the URL while the sentence fits there,
-    not at all when it is longer (then its parameter leaves the URL)."""
-    bound = len(st.session_state[SENTENCE]) <= MAX_URL_CHARS
-    st.session_state[URL_BOX] = page if bound else None
+    not at all when it is longer (then its parameter leaves the URL). The translation
+    pages' English box is bound the same way: `bind_box(page, ENGLISH, ENGLISH_BOX)`."""
+    bound = len(st.session_state[text]) <= MAX_URL_CHARS
+    st.session_state[box] = page if bound else None
     return "query-params" if bound else None
 
 

@@ -4,12 +4,14 @@ and the page keeps working. Screenshots: artifacts/screenshots/<page>.png."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 from playwright.sync_api import expect
 
 import model
 from tests.e2e import harness
-from tests.e2e.test_pages import TITLES, assert_clean, url, wait_for_tokens
+from tests.e2e.test_pages import TITLES, assert_clean, nav_link, url, wait_for_tokens
 
 pytestmark = [
     pytest.mark.e2e,
@@ -38,6 +40,8 @@ def type_english(page, text: str) -> None:
 def test_a_translation_page_translates_and_follows_typing(
     app_server, page, screenshot_dir, page_key
 ) -> None:
+    sent: list[bytes] = []  # what the browser sends the server (Streamlit's BackMsgs)
+    page.on("websocket", lambda ws: ws.on("framesent", lambda data: sent.append(data)))
     harness.open_app(page, url(app_server, page_key), charts=True)
     harness.assert_on_page(page, page_key, TITLES[page_key])
     # A box may mount after the charts below it (its widget code loads lazily), and it
@@ -61,3 +65,17 @@ def test_a_translation_page_translates_and_follows_typing(
     assert_clean(page)
     type_english(page, SECOND)
     wait_for_tokens(page, ["[BOS]", "the", "dog", "bit", "the", "man", "[EOS]"])
+
+    # The menu's link to the other translation page asks for it with the typed sentence in
+    # its query string (the box is bound to the URL's `english`): a replica that dies before
+    # the new page's run leaves a tab that still has it (docs/DEPLOY.md)
+    other = TRANSLATION_PAGES[1 - TRANSLATION_PAGES.index(page_key)]
+    clicked = len(sent)
+    harness.after_rerun(page, lambda: nav_link(page, other).click())
+    asks = [d for d in sent[clicked:] if isinstance(d, bytes)]  # the first: the new page's
+    assert asks and urlencode({"english": SECOND}).encode() in asks[0], asks[:1]
+    harness.assert_on_page(page, other, TITLES[other])
+    expect(english_box(page)).to_have_value(SECOND)
+    wait_for_tokens(page, ["[BOS]", "the", "dog", "bit", "the", "man", "[EOS]"])
+    assert urlencode({"english": SECOND}) in page.url
+    assert_clean(page)

@@ -1,7 +1,8 @@
 """The translation pages' shared input: one English sentence of the toy grammar (kept for
-both pages in session state "tr_sentence", and in the tab's URL as `english=`, so a tab that
-moves to another replica keeps it: deploy/failover.py restores a tab from its URL), the
-lecture's presets, and what to do with words outside the vocabulary."""
+both pages in session state "tr_sentence", and in the tab's URL as `english=`: the box is
+bound to it, and ui.state.write_url keeps it on the other pages, so a tab that moves to
+another replica keeps it: deploy/failover.py restores a tab from its URL), the lecture's
+presets, and what to do with words outside the vocabulary."""
 
 from __future__ import annotations
 
@@ -14,41 +15,43 @@ from model.examples import TRANSLATION_EXAMPLES, TRANSLATION_PROBES
 from ui import cache
 from ui.figures import chart
 from ui.show import md_escape
-from ui.state import MAX_URL_CHARS
+from ui.state import ENGLISH, ENGLISH_BOX, ENGLISH_URL, bind_box
 from ui.view import Opened
 
 BANKS = TRANSLATION_PROBES[3:5]  # the money bank (은행) and the river bank (강둑)
 MAX_CHARS = 2000  # longer input is cut before it reaches the model (the context is far less)
-URL_KEY = "english"  # the sentence's query parameter
 
 
 def _on_sentence() -> None:
-    st.session_state["tr_sentence"] = st.session_state["w_tr_sentence"][:MAX_CHARS]
+    st.session_state[ENGLISH] = st.session_state[ENGLISH_URL][:MAX_CHARS]
 
 
 def _on_example() -> None:
     choice = st.session_state.get("w_tr_example")
     if choice:
-        st.session_state["tr_sentence"] = st.session_state["w_tr_sentence"] = choice
+        st.session_state[ENGLISH] = st.session_state[ENGLISH_URL] = choice
     st.session_state["w_tr_example"] = None  # the menu is an action, not a state
 
 
-def english_sentence() -> str:
-    """The English sentence box and the lecture's presets; stops the page when it is empty."""
+def english_sentence(page: str) -> str:
+    """The English sentence box of `page` and the lecture's presets; stops the page when
+    the sentence is empty.
+
+    The box is bound to the URL's `english` (while the sentence fits there), so the menu's
+    link to the other translation page asks for it with the sentence in its query string:
+    a replica that dies before the new page's run leaves a tab that still has it (CI's
+    fault test lost one that way on the way from the LSTM page to cross-attention)."""
     ss = st.session_state
-    if "tr_sentence" not in ss:  # a fresh session: the URL's sentence, else the first example
-        from_url = st.query_params.get(URL_KEY, "")[:MAX_CHARS]
-        ss["tr_sentence"] = from_url or next(iter(TRANSLATION_EXAMPLES))
-    if 0 < len(ss["tr_sentence"]) <= MAX_URL_CHARS and st.query_params.get(URL_KEY) != (
-        ss["tr_sentence"]
-    ):  # written first: a page change clears the query string
-        st.query_params[URL_KEY] = ss["tr_sentence"]
-    ss["w_tr_sentence"] = ss["tr_sentence"]  # widget state is dropped between pages
+    if ENGLISH not in ss:  # a fresh session: the URL's sentence, else the first example
+        from_url = st.query_params.get(ENGLISH_URL, "")[:MAX_CHARS]
+        ss[ENGLISH] = from_url or next(iter(TRANSLATION_EXAMPLES))
+    ss[ENGLISH_URL] = ss[ENGLISH]  # widget state is dropped between pages: copy it back
     left, right = st.columns([3, 2])
     left.text_input(
         _("English sentence"),
-        key="w_tr_sentence",
+        key=ENGLISH_URL,
         on_change=_on_sentence,
+        bind=bind_box(page, ENGLISH, ENGLISH_BOX),
         help=_("Words of the toy grammar (see the vocabulary below), up to eight clauses "
                "joined by “and”. Press Enter."),
     )
@@ -60,7 +63,7 @@ def english_sentence() -> str:
         on_change=_on_example,
         placeholder=_("Pick a sentence…"),
     )
-    text = ss["tr_sentence"]
+    text = ss[ENGLISH]
     if not text.strip():
         st.info(_("Type an English sentence above, or pick one of the lecture's."), icon="✍️")
         st.stop()
@@ -90,7 +93,7 @@ def translated(opened: Opened) -> tuple[str, Translation, Trace]:
     """The page's sentence, its translation by the page's model and the trace of both (the
     page stops, saying why, when the sentence is empty or has unknown words)."""
     name, device = opened.model_name, opened.device
-    text = english_sentence()
+    text = english_sentence(opened.page.key)
     out = cache.translate(text, name, device)
     stop_if_unknown(out, cache.vocabulary(name, device))
     return text, out, cache.get_trace(text, name, device)
