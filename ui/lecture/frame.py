@@ -167,7 +167,7 @@ def lecture_step(slug: str) -> None:
     navigation(step, "top")
     st.title(f"{step.number}. {step.title}")
     st.markdown(step.idea)
-    step.draw()
+    step_body(step.draw)
     st.divider()
     navigation(step, "bottom")
     if present:
@@ -175,6 +175,13 @@ def lecture_step(slug: str) -> None:
     if present and st.button(_("Leave presenter mode"), key="lec_leave"):
         st.session_state["present"] = False
         st.rerun()
+
+
+@st.fragment
+def step_body(draw: Callable[[], None]) -> None:
+    """The step below its title, as one fragment: its own inputs (a sentence, a slider, a
+    reveal) rerun only this part, not the menu, the sidebar and the navigation."""
+    draw()
 
 
 def lecture_overview() -> None:
