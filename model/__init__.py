@@ -40,6 +40,7 @@ from model.registry import (
     shipped,
     unregister,
 )
+from model.tokenizer import Encoded
 from model.trace import LayerTrace, Trace
 
 # Names that need torch, imported on first use: model.attention, model.Config, ...
@@ -66,6 +67,7 @@ __all__ = [
     "SITES",
     "STACKS",
     "Attribution",
+    "Encoded",
     "Patch",
     "RunOptions",
     "KINDS",

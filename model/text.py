@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
@@ -25,12 +24,11 @@ from model.checkpoint import load_checkpoint
 from model.contract import Candidates, Model, Translation
 from model.options import RunOptions
 from model.tokenizer import (
-    BOS_ID,
-    EOS_ID,
     SPECIAL_TOKENS,
     UNK_ID,
+    Encoded,
     Reading,
-    Shown,
+    encode_text,
     reading_of,
     show,
     show_token,
@@ -39,27 +37,6 @@ from model.trace import LayerTrace, Trace
 from model.transformer import Config, LayerRecord, Record
 
 T = TypeVar("T")
-
-
-@dataclass
-class Encoded:
-    """A text as the model reads it."""
-
-    ids: list[int]  # with [BOS] (and [EOS] for an encoder) around the text's tokens
-    tokens: list[str]  # as a person reads them (model.tokenizer.show)
-    offsets: list[tuple[int, int]]  # character span of each token; (0, 0) for specials
-    truncated: bool
-    n_input_tokens: int  # the text's tokens before truncation, specials included
-    raw_tokens: list[str] = field(default_factory=list)  # the tokenizer's own strings
-    fragment_of: list[str] = field(default_factory=list)  # the character a byte belongs to
-
-    @classmethod
-    def of(
-        cls, ids: list[int], shown: Shown, offsets: list[tuple[int, int]], truncated: bool,
-        n_input: int,
-    ) -> Encoded:  # fmt: skip
-        """Ids, their tokens as `model.tokenizer.show` gave them, and the rest."""
-        return cls(ids, shown.tokens, offsets, truncated, n_input, shown.raw, shown.fragment_of)
 
 
 def to_numpy(x: Tensor) -> np.ndarray:
@@ -115,19 +92,7 @@ class TextModel(Model):
 
     def encode(self, text: str, eos: bool = True) -> Encoded:
         """[BOS] text [EOS] (or [BOS] text when `eos` is False), cut to the context."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, not {type(text).__name__}")
-        if not text.strip():
-            raise ValueError("The text is empty: type a sentence.")
-        enc = self.tokenizer.encode(text, add_special_tokens=False)
-        room = self.max_len - (2 if eos else 1)
-        ids, offsets = enc.ids[:room], [tuple(o) for o in enc.offsets[:room]]
-        n_input = len(enc.ids) + (2 if eos else 1)
-        ids, offsets = [BOS_ID, *ids], [(0, 0), *offsets]
-        if eos:
-            ids, offsets = [*ids, EOS_ID], [*offsets, (len(text), len(text))]
-        shown = show(self.reading, self._raw(ids), text, offsets)
-        return Encoded.of(ids, shown, offsets, len(enc.ids) > room, n_input)
+        return encode_text(self.tokenizer, self.reading, text, self.max_len, eos)
 
     def encoded_ids(self, ids: list[int]) -> Encoded:
         """Token ids as they are (a prompt plus generated tokens, a sentence with [MASK]s),

@@ -23,7 +23,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -256,3 +256,47 @@ def read_back(reading: Reading, shown: Sequence[str]) -> str:
         piece = data(tok[len(prefix) :] if glued else tok).decode("utf-8", errors="replace")
         out += piece if glued or not out else " " + piece
     return out
+
+
+# --- A text as a model reads it (no PyTorch: a first page shows its tokens before it loads) --
+
+
+@dataclass
+class Encoded:
+    """A text as the model reads it."""
+
+    ids: list[int]  # with [BOS] (and [EOS] for an encoder) around the text's tokens
+    tokens: list[str]  # as a person reads them (model.tokenizer.show)
+    offsets: list[tuple[int, int]]  # character span of each token; (0, 0) for specials
+    truncated: bool
+    n_input_tokens: int  # the text's tokens before truncation, specials included
+    raw_tokens: list[str] = field(default_factory=list)  # the tokenizer's own strings
+    fragment_of: list[str] = field(default_factory=list)  # the character a byte belongs to
+
+    @classmethod
+    def of(
+        cls, ids: list[int], shown: Shown, offsets: list[tuple[int, int]], truncated: bool,
+        n_input: int,
+    ) -> Encoded:  # fmt: skip
+        """Ids, their tokens as `model.tokenizer.show` gave them, and the rest."""
+        return cls(ids, shown.tokens, offsets, truncated, n_input, shown.raw, shown.fragment_of)
+
+
+def encode_text(tokenizer: Tokenizer, reading: Reading, text: str, max_len: int,
+                eos: bool = True) -> Encoded:  # fmt: skip
+    """[BOS] text [EOS] (or [BOS] text when `eos` is False), cut to `max_len` tokens: what
+    every model of ours reads (model.text.TextModel.encode)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, not {type(text).__name__}")
+    if not text.strip():
+        raise ValueError("The text is empty: type a sentence.")
+    enc = tokenizer.encode(text, add_special_tokens=False)
+    room = max_len - (2 if eos else 1)
+    ids, offsets = enc.ids[:room], [tuple(o) for o in enc.offsets[:room]]
+    n_input = len(enc.ids) + (2 if eos else 1)
+    ids, offsets = [BOS_ID, *ids], [(0, 0), *offsets]
+    if eos:
+        ids, offsets = [*ids, EOS_ID], [*offsets, (len(text), len(text))]
+    raw = [tokenizer.id_to_token(int(i)) or f"<{i}>" for i in ids]
+    shown = show(reading, raw, text, offsets)
+    return Encoded.of(ids, shown, offsets, len(enc.ids) > room, n_input)

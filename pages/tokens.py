@@ -5,6 +5,7 @@ import streamlit as st
 import analysis
 import viz
 from i18n import _
+from model import Encoded, Trace
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts import compare
@@ -91,30 +92,25 @@ def sections(view: View, labels: list[str], dims: list[str], cos) -> None:
     })  # fmt: skip
 
 
+def chips(t: Trace | Encoded, key: tuple[str, str]) -> None:
+    """The sentence as token chips: the page's top, drawn before the model is loaded and
+    the sentence traced (ui.frame's `first`: from the tokenizer alone)."""
+    chart("tok_strip", key, viz.token_strip, t.tokens, t.ids, _("{n} tokens", n=len(t.ids)),
+          filename="tokens")  # fmt: skip
+    st.caption(tokens_caption(t))
+
+
 def draw(view: View) -> None:
-    """The page below its header (ui.frame.body): drawn again for each new sentence."""
+    """The page below its chips (ui.frame.body): drawn again for each new sentence."""
     other = compare.second_sentence(view)
     if other is not None:  # compare mode: both sentences' tokens, and one word's two vectors
         compare.strips(view, other)
         compare.word_across(view, other)
         st.divider()
-    t, key = view.trace, view.key
+    t = view.trace
     labels = token_labels(t.tokens)
     dims = [str(j) for j in range(t.embeddings.shape[1])]
     cos = analysis.cosine_matrix(t.embeddings)
-
-    # The sentence as token chips
-    chart(
-        "tok_strip",
-        key,
-        viz.token_strip,
-        t.tokens,
-        t.ids,
-        _("{n} tokens", n=len(t.ids)),
-        filename="tokens",
-    )
-    st.caption(tokens_caption(t))
-
     sections(view, labels, dims, cos)
 
     st.subheader(_("Numbers"))
@@ -143,4 +139,5 @@ frame(
       "neighbours in the table); attention then mixes them, so a token's vector comes to "
       "depend on its context (tab *Through the layers*)."),
     reset={"tok_token": None, "tok_window": None, "cmp_word": None},
+    first=chips,
 )

@@ -6,6 +6,8 @@ When the shipped models change, regenerate it: `python -m training.default_trace
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -111,3 +113,44 @@ def test_the_first_tokens_page_loads_no_model(monkeypatch) -> None:
     at.session_state["tokens_section"] = "neighbours"
     assert not at.run().exception, at.exception
     assert len(at.dataframe) == 1, "the nearest-neighbour table is shown"
+
+
+READ = ["The cat sat on the mat.", "나는 학교에 간다 🙂", "the [MASK] sat", "word " * 400,
+        "<b>bold</b> & ünïcödé\ttabs"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["mlm", "clm"])
+def test_a_text_s_tokens_are_read_without_the_model(name: str) -> None:
+    """ui.cache.text_tokens (the tokenizer alone, no PyTorch) reads a text exactly as the
+    model does: the same ids, tokens, offsets and truncation."""
+    m = model.load(name, "cpu")
+    for text in READ:
+        mine, theirs = ui.cache.text_tokens(text, name), m.encode(text)
+        assert mine is not None and mine.ids == theirs.ids, text
+        assert [str(t) for t in mine.tokens] == theirs.tokens and mine.offsets == theirs.offsets
+        assert (mine.raw_tokens, mine.fragment_of) == (theirs.raw_tokens, theirs.fragment_of)
+        assert (mine.truncated, mine.n_input_tokens) == (theirs.truncated, theirs.n_input_tokens)
+    assert ui.cache.text_tokens("   ", name) is None
+    code = ("import sys, ui.cache; t = ui.cache.text_tokens('the cat sat', 'mlm'); "
+            "assert t.ids and 'torch' not in sys.modules, sorted(sys.modules)")  # fmt: skip
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
+
+
+def test_a_shared_link_s_tokens_are_drawn_before_the_model_loads(monkeypatch) -> None:
+    """A first visit with a sentence of its own (a shared link): the token chips leave
+    before PyTorch and the model load (the model here fails to load, and the chips with the
+    link's tokens are drawn all the same)."""
+    sentence = "a shared link with a sentence of its own"
+
+    def no_load(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the model is still loading")
+
+    monkeypatch.setattr(ui.cache, "torch_ready", lambda: False)
+    monkeypatch.setattr(ui.cache, "load_model", no_load)
+    monkeypatch.setattr("ui.frame.cache.load_model", no_load)
+    at = AppTest.from_file(str(ROOT / "pages" / "tokens.py"), default_timeout=180)
+    at.query_params["sentence"] = sentence
+    at.run()
+    assert at.exception, "the model did not load: the page says so"
+    (strip,) = [c for c in charts(at) if c.key == "tok_strip"]
+    assert all(f'"{w}"' in strip.spec for w in sentence.split()), strip.spec[:300]

@@ -15,6 +15,7 @@ in either language. Text in a language is added after the cache (the tokens' hov
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -25,13 +26,25 @@ import time
 
 import numpy as np
 import streamlit as st
+from tokenizers import Tokenizer
 
 import model
 from i18n import _
-from model import CLEAN, Attribution, Model, ModelInfo, RunOptions, Sampling, Trace, Translation
+from model import (
+    CLEAN,
+    Attribution,
+    Encoded,
+    Model,
+    ModelInfo,
+    RunOptions,
+    Sampling,
+    Trace,
+    Translation,
+)
+from model.tokenizer import Reading, encode_text, reading_of
 from model.trace import load_extras, load_npz
 from ui.registry import PageSpec
-from ui.show import labelled
+from ui.show import labelled, labelled_tokens
 
 
 def catalogue() -> dict[str, ModelInfo]:
@@ -42,6 +55,36 @@ def catalogue() -> dict[str, ModelInfo]:
 def models_for(page: PageSpec) -> list[str]:
     """The names of the models that can serve `page`, in catalogue order."""
     return [name for name, info in catalogue().items() if page.serves(info)]
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _reader(name: str) -> tuple[Tokenizer, Reading, int, bool] | None:
+    """How model `name` reads text, from its checkpoint folder without its weights or
+    PyTorch: (tokenizer, reading, context, [EOS] at the end). None for a model not of ours
+    (Hugging Face's read text their own way) or without a tokenizer (vision)."""
+    info = catalogue().get(name)
+    if info is None or info.hf or info.kind not in ("encoder", "decoder"):
+        return None
+    path = info.folder / "tokenizer.json"
+    if not path.is_file():
+        return None
+    config = json.loads((info.folder / "config.json").read_text())
+    tokenizer = Tokenizer.from_file(str(path))
+    return tokenizer, reading_of(tokenizer), int(config["max_len"]), info.kind == "encoder"
+
+
+def text_tokens(text: str, name: str) -> Encoded | None:
+    """`text` as model `name` reads it (model.text.TextModel.encode), computed without the
+    model: a first page shows the tokens while PyTorch and the model load. None when the
+    model reads text otherwise (`_reader`) or the text is blank."""
+    reader = _reader(name)
+    if reader is None or not text.strip():
+        return None
+    tokenizer, reading, max_len, eos = reader
+    enc = encode_text(tokenizer, reading, text, max_len, eos)
+    return dataclasses.replace(
+        enc, tokens=labelled_tokens(enc.tokens, enc.raw_tokens, enc.fragment_of)
+    )
 
 
 def cuda_available() -> bool:

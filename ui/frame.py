@@ -29,7 +29,7 @@ import streamlit as st
 
 import model
 from i18n import _
-from model import Model, Trace
+from model import Encoded, Model, Trace
 from model.kinds import NO_MODEL, RUNS_ANOTHER
 from ui import cache, state
 from ui.registry import BY_KEY
@@ -39,6 +39,7 @@ from ui.view import Opened, View, layers_detail
 from ui.workarounds import leave_legacy_mode
 
 Reset = dict[str, Callable[[Trace], object] | None]
+First = Callable[[Trace | Encoded, tuple[str, str]], None]  # `frame`'s first: (tokens, key)
 T = TypeVar("T")
 
 
@@ -116,18 +117,22 @@ def body(draw: Callable[..., None], *args: object) -> None:
     draw(*args)
 
 
-def frame(page: str, draw: Callable, intro: str = "", reset: Reset | None = None) -> None:
+def frame(page: str, draw: Callable, intro: str = "", reset: Reset | None = None,
+          first: First | None = None) -> None:  # fmt: skip
     """The last line of every explorer page: `open_page`, then the page in its body.
 
     A page of the shared sentence (the registry's `reads="sentence"`) gets `draw(view)`
     with the sentence's trace. `reset` names its widget keys that depend on the tokens (a
     token picker, a position window, tokens to mask): when the sentence or the model
     changes they go back to their defaults (None: the widget's own; a function: its value
-    for the new trace). A page with its own input (`reads="own"`) gets `draw(opened)` and
-    returns the trace it drew (None when it drew none), whose timing the frame writes.
+    for the new trace). `first(tokens, key)` draws the top of the page from the sentence's
+    tokens alone (the tokens page's chips), before the model is loaded and the sentence
+    traced: a shared link's first chart then does not wait for PyTorch. A page with its
+    own input (`reads="own"`) gets `draw(opened)` and returns the trace it drew (None when
+    it drew none), whose timing the frame writes.
     """
     if BY_KEY[page].reads == "sentence":
-        body(_shared_page, open_page(page, intro, load=False), draw, reset or {})
+        body(_shared_page, open_page(page, intro, load=False), draw, reset or {}, first)
     else:
         body(_own_page, open_page(page, intro), draw)
 
@@ -139,7 +144,8 @@ def _own_page(opened: Opened, draw: Callable[[Opened], Trace | None]) -> None:
         opened.show_timing(trace.seconds, layers_detail(trace))
 
 
-def _shared_page(opened: Opened, draw: Callable[[View], None], reset: Reset) -> None:
+def _shared_page(opened: Opened, draw: Callable[[View], None], reset: Reset,
+                 first: First | None = None) -> None:  # fmt: skip
     """The body of a page that reads the shared sentence: the trace, the page, and then
     the sidebar's part (the sentence inputs, the URL, the timing, the model's notes).
 
@@ -149,8 +155,14 @@ def _shared_page(opened: Opened, draw: Callable[[View], None], reset: Reset) -> 
     (docs/PERFORMANCE.md: the tokens page's first chart 160 -> 109 ms a new sentence)."""
     view = None
     try:
+        key = (st.session_state[state.SENTENCE], opened.model_name)
+        early = cache.text_tokens(*key) if first is not None else None
+        if first is not None and early is not None:  # the tokens, read without the model
+            first(early, key)
         view = _shared_view(opened, reset)
         if view is not None:
+            if first is not None and early is None:  # a model that reads text its own way
+                first(view.trace, key)
             draw(view)
     finally:  # also with no sentence or after an error: the box to type one in is there
         _sidebar_part(opened, view)

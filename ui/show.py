@@ -14,7 +14,7 @@ import analysis
 import viz
 from i18n import _, language
 from model import Trace
-from model.tokenizer import SPACE_MARK
+from model.tokenizer import SPACE_MARK, Encoded
 
 ZOOM_FROM = 40  # offer a position window for matrices longer than this
 RADIO_MAX = 13  # layer/head pickers with more choices than this are a slider or a menu
@@ -98,17 +98,22 @@ def token_note(shown: str, raw: str, fragment: str) -> str:
     return " · ".join(parts)
 
 
-def labelled(t: Trace) -> Trace:
-    """The trace with each token that has more to say as a `viz.TokenLabel`, whose note
-    every hover shows (`token_note`); tokens with nothing to add stay plain strings."""
-    encoder = labelled(t.encoder) if t.encoder is not None else None
-    notes = [token_note(*n) for n in zip(t.tokens, t.raw_tokens, t.fragment_of, strict=True)]
+def labelled_tokens(tokens: list, raw: list[str], fragment_of: list[str]) -> list:
+    """Each token that has more to say as a `viz.TokenLabel`, whose note every hover shows
+    (`token_note`); tokens with nothing to add stay plain strings."""
+    notes = [token_note(*n) for n in zip(tokens, raw, fragment_of, strict=True)]
     if not any(notes):
+        return tokens
+    return [viz.TokenLabel(tok, note) if note else tok
+            for tok, note in zip(tokens, notes, strict=True)]  # fmt: skip
+
+
+def labelled(t: Trace) -> Trace:
+    """The trace with its tokens labelled (`labelled_tokens`), its encoder's too."""
+    encoder = labelled(t.encoder) if t.encoder is not None else None
+    tokens = labelled_tokens(t.tokens, t.raw_tokens, t.fragment_of)
+    if tokens is t.tokens:
         return t if encoder is t.encoder else dataclasses.replace(t, encoder=encoder)
-    tokens = [
-        viz.TokenLabel(tok, note) if note else tok
-        for tok, note in zip(t.tokens, notes, strict=True)
-    ]
     return dataclasses.replace(t, tokens=tokens, encoder=encoder)
 
 
@@ -118,7 +123,7 @@ def raw_column(t: Trace) -> list[str] | None:
     return None if list(map(str, t.tokens)) == t.raw_tokens else t.raw_tokens
 
 
-def tokens_caption(t: Trace) -> str:
+def tokens_caption(t: Trace | Encoded) -> str:
     """What the token chips need said: the hover, the model's own start and end tokens, and
     the marks its tokens carry (a continuation, a space, a byte), each only where shown."""
     tokens = [str(tok) for tok in t.tokens]
