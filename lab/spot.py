@@ -14,6 +14,7 @@ mask and its mistakes apply); the mlm's is `encoder`. Pure torch and numpy: no S
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -97,23 +98,32 @@ class Spot:
         return out
 
 
-def _recording(attend: Callable, store: list[Tensor]) -> Callable:
+class _Enough(Exception):
+    """Raised inside a pass once the layer asked for has been recorded: nothing after it
+    (the later layers, the unembedding) changes that layer's attention."""
+
+
+def _recording(attend: Callable, store: list[Tensor], upto: int | None) -> Callable:
     def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None):
         out, weights = attend(q, k, v, mask)
         store.append(weights)
+        if upto is not None and len(store) > upto:
+            raise _Enough
         return out, weights
 
     return attention
 
 
-def attention_with(mistake: Mistake | None, ids: Tensor, model: str) -> list[np.ndarray]:
+def attention_with(mistake: Mistake | None, ids: Tensor, model: str,
+                   upto: int | None = None) -> list[np.ndarray]:  # fmt: skip
     """Every layer's attention [H, T, T] of the shipped `model` on `ids`, with `mistake`
-    (None: the reference) swapped in."""
+    (None: the reference) swapped in; with `upto`, the layers up to that one only (the pass
+    stops there: 5-6x faster for the first layer of the clm)."""
     store: list[Tensor] = []
     swap = {} if mistake is None else {mistake.exercise: mistake.fn}
     inner = swap.get("attention", solutions.attention)
-    swap["attention"] = _recording(inner, store)
-    with torch.no_grad():
+    swap["attention"] = _recording(inner, store, upto)
+    with torch.no_grad(), contextlib.suppress(_Enough):
         if shipped(model).causal:
             assemble("generate", swap)(ids, shared(model), 1)  # one step: one pass
         else:
@@ -132,9 +142,9 @@ def spot_the_bug(
                            last=m.cfg.n_layers - 1, layer=layer))
     enc = m.encode(text)
     ids = torch.tensor(enc.ids)
-    reference = attention_with(None, ids, model)[layer]
+    reference = attention_with(None, ids, model, layer)[layer]
     return [
-        Spot(MISTAKES[name], enc.tokens, layer, attention_with(MISTAKES[name], ids, model)[layer],
-             reference, m.causal)
+        Spot(MISTAKES[name], enc.tokens, layer,
+             attention_with(MISTAKES[name], ids, model, layer)[layer], reference, m.causal)
         for name in mistakes
     ]  # fmt: skip

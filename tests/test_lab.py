@@ -516,6 +516,22 @@ def test_spot_the_bug_draws_each_mistake_beside_the_model() -> None:
     assert encoder.changed > 0.01 and not encoder.causal
 
 
+@pytest.mark.parametrize("model_name", ["clm", "mlm"])
+def test_a_pass_stopped_at_the_layer_drawn_draws_the_same(model_name: str) -> None:
+    """spot_the_bug stops each pass once the layer it draws is recorded (`upto`): that
+    layer's attention is the one the whole pass records, for every layer and mistake."""
+    m = weights.shipped(model_name)
+    ids = torch.tensor(m.encode(SENTENCES[1]).ids)
+    for name in [None, *MISTAKES]:
+        mistake = None if name is None else MISTAKES[name]
+        whole = spot.attention_with(mistake, ids, model_name)
+        assert len(whole) == m.cfg.n_layers
+        for layer in range(m.cfg.n_layers):
+            part = spot.attention_with(mistake, ids, model_name, layer)
+            assert len(part) == layer + 1, (name, layer)
+            np.testing.assert_array_equal(part[layer], whole[layer], err_msg=f"{name} {layer}")
+
+
 def test_every_mistake_has_a_one_line_diff_and_runs_in_spot_the_bug() -> None:
     spots = lab.spot_the_bug("the dog bit the man", "clm", 0, list(MISTAKES))
     for s in spots:
