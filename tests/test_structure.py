@@ -274,6 +274,7 @@ COMMANDS = [
     ["bench/bench_hostile.py", "--help"],
     ["bench/bench_browser.py", "--help"],
     ["bench/bench_deploy.py", "--help"],
+    ["bench/bench_elements.py", "--help"],
     ["bench/bench_toy.py", "--help"],
     ["bench/bench_interventions.py", "--help"],
     ["-m", "deploy.serve", "--help"],

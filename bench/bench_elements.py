@@ -1,0 +1,151 @@
+"""What a page's element count costs: `python bench/bench_elements.py [--runs 16]`.
+
+A synthetic Streamlit page per case, each served from the repository (so with the app's
+.streamlit/config.toml) and driven by headless Chromium: a text box inside a fragment, N
+elements that the fragment draws again on each new input (each a line of markdown), an
+echo of the input. A new input is timed
+from the Enter key to the last change under the main area once the page is quiet (150 ms),
+on the page's own clock, as bench/bench_browser.py times the whole page. Cases:
+
+  re-sent N     N lines drawn again by each fragment run (N elements, N messages)
+  one element   the same N lines as one markdown element (one message)
+  static N      N lines drawn once, outside the fragment (sent on the first run only)
+
+The last column is the cost per re-sent element over the case with none (issue 38: the
+app's pages send 27-62 messages a new input; the trivial page 4). Prints a markdown
+table; asserts nothing. Needs Chromium, as the browser tests do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+import harness  # noqa: E402
+
+# MODE: "resent", "one" or "static"; N: how many lines.
+PAGE = """\
+import os
+import streamlit as st
+
+MODE, N = os.environ["BENCH_MODE"], int(os.environ["BENCH_N"])
+LINE = "**Line {i}.** The quick brown fox jumps over the lazy dog{end}"
+if MODE == "static":
+    for i in range(N):
+        st.markdown(LINE.format(i=i, end="."))
+
+
+@st.fragment
+def body() -> None:
+    text = st.text_input("text", key="text")
+    if MODE == "resent":
+        for i in range(N):
+            st.markdown(LINE.format(i=i, end=f", {text}."))
+    elif MODE == "one":
+        st.markdown("\\n\\n".join(LINE.format(i=i, end=f", {text}.") for i in range(N)))
+    st.text(f"echo {text}")
+
+
+body()
+"""
+
+# Arms the timer: the next Enter keydown starts it; every DOM change under the main area
+# moves its end.
+ARM_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]') || document.body;
+  const t = (window.__bench = { start: null, last: 0 });
+  new MutationObserver(() => { t.last = performance.now(); })
+    .observe(main, { subtree: true, childList: true, characterData: true, attributes: true });
+  window.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { t.start = performance.now(); t.last = t.start; }
+  }, { capture: true });
+}"""
+QUIET_JS = "() => window.__bench.start !== null && performance.now() - window.__bench.last > 150"
+
+
+class Case:
+    """One case's server (its mode and N in its environment) and its page, armed."""
+
+    def __init__(self, browser, mode: str, n: int, script: Path) -> None:
+        os.environ.update({"BENCH_MODE": mode, "BENCH_N": str(n)})  # read by the server
+        self.server = harness.StreamlitServer(str(script)).start()  # the app's config
+        self.server.wait_healthy(timeout=60)
+        self.ctx = harness.new_context(browser)
+        self.page = self.ctx.new_page()
+        harness.open_app(self.page, self.server.url, timeout=60)
+        self.box = self.page.get_by_role("textbox", name="text")
+        self.box.wait_for(timeout=60_000)
+        self.page.evaluate(ARM_JS)
+        self.times: list[float] = []
+        self.inputs = 0
+
+    def new_input(self, timed: bool) -> None:
+        """Type a new word and wait for the page to show it and go quiet."""
+        word = f"word{self.inputs}"
+        self.inputs += 1
+        self.box.fill(word)
+        self.box.press("Enter")
+        self.page.get_by_text(f"echo {word}", exact=True).wait_for(timeout=30_000)
+        self.page.wait_for_function(QUIET_JS, timeout=30_000, polling="raf")
+        if timed:
+            self.times.append(self.page.evaluate(
+                "() => window.__bench.last - window.__bench.start"))  # fmt: skip
+
+    def close(self) -> None:
+        self.ctx.close()
+        self.server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=16, help="new inputs per case")
+    parser.add_argument("--sizes", default="5,10,20,40", help="N, comma separated")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    executable = harness.find_chromium()
+    if executable is None:
+        sys.exit("no Chromium found (see docs/TESTING.md)")
+    from playwright.sync_api import sync_playwright
+
+    cases = [("resent", 0), *(("resent", n) for n in sizes), ("one", max(sizes)),
+             ("static", max(sizes))]  # fmt: skip
+    names = {"resent": "re-sent {n}", "one": "{n} lines as one element", "static": "static {n}"}
+    load = []
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        script = Path(tmp) / "elements_page.py"
+        script.write_text(PAGE)
+        browser = harness.launch(pw, executable)
+        running = {case: Case(browser, *case, script) for case in cases}
+        try:
+            for i in range(args.runs + 2):  # the cases in turn, so that load drifts hit all
+                for case in running.values():
+                    case.new_input(timed=i >= 2)  # two warm-up inputs each
+                load.append(os.getloadavg()[0])
+        finally:
+            for case in running.values():
+                case.close()
+            browser.close()
+        results = {key: statistics.median(case.times) for key, case in running.items()}
+    base = results[("resent", 0)]
+    print(f"\nA new input -> the whole main area (median of {args.runs}, ms); "
+          f"{os.cpu_count()} CPUs, load average {min(load):.1f}-{max(load):.1f}; the cases "
+          f"in turn; "
+          f"{time.strftime('%Y-%m-%d')}\n")  # fmt: skip
+    print("| case | elements re-sent | whole page (ms) | over none (ms) | per element (ms) |")
+    print("|---|---:|---:|---:|---:|")
+    for (mode, n), ms in results.items():
+        resent = {"resent": n, "one": 1, "static": 0}[mode]
+        per = f"{(ms - base) / resent:.2f}" if resent and mode == "resent" else "–"
+        print(f"| {names[mode].format(n=n)} | {resent} | {ms:.0f} | {ms - base:+.0f} | {per} |")
+
+
+if __name__ == "__main__":
+    main()
