@@ -3,9 +3,9 @@
 A synthetic Streamlit page per case, each served from the repository (so with the app's
 .streamlit/config.toml) and driven by headless Chromium: a text box inside a fragment, N
 elements that the fragment draws again on each new input (each a line of markdown), an
-echo of the input. A new input is timed
-from the Enter key to the last change under the main area once the page is quiet (150 ms),
-on the page's own clock, as bench/bench_browser.py times the whole page. Cases:
+echo of the input. A new input is timed by bench/bench_browser.py's own measurement of a
+page with its own input (`measure`): from the Enter key to the main area's last change once
+the run is over and the page quiet, on the page's own clock. Cases:
 
   re-sent N     N lines drawn again by each fragment run (N elements, N messages)
   one element   the same N lines as one markdown element (one message)
@@ -30,13 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 import harness  # noqa: E402
+from bench_browser import WHOLE_INIT_JS, devtools, measure  # noqa: E402
 
-# MODE: "resent", "one" or "static"; N: how many lines.
+# Its arguments: MODE ("resent", "one" or "static") and N, how many lines.
 PAGE = """\
-import os
+import sys
+
 import streamlit as st
 
-MODE, N = os.environ["BENCH_MODE"], int(os.environ["BENCH_N"])
+MODE, N = sys.argv[1], int(sys.argv[2])
 LINE = "**Line {i}.** The quick brown fox jumps over the lazy dog{end}"
 if MODE == "static":
     for i in range(N):
@@ -57,47 +59,33 @@ def body() -> None:
 body()
 """
 
-# Arms the timer: the next Enter keydown starts it; every DOM change under the main area
-# moves its end.
-ARM_JS = """() => {
-  const main = document.querySelector('[data-testid="stMain"]') || document.body;
-  const t = (window.__bench = { start: null, last: 0 });
-  new MutationObserver(() => { t.last = performance.now(); })
-    .observe(main, { subtree: true, childList: true, characterData: true, attributes: true });
-  window.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") { t.start = performance.now(); t.last = t.start; }
-  }, { capture: true });
-}"""
-QUIET_JS = "() => window.__bench.start !== null && performance.now() - window.__bench.last > 150"
-
 
 class Case:
-    """One case's server (its mode and N in its environment) and its page, armed."""
+    """One case: its server (`MODE N` as the script's arguments) and its page."""
 
     def __init__(self, browser, mode: str, n: int, script: Path) -> None:
-        os.environ.update({"BENCH_MODE": mode, "BENCH_N": str(n)})  # read by the server
-        self.server = harness.StreamlitServer(str(script)).start()  # the app's config
+        args = ("--", mode, str(n))  # after the options: the script's own sys.argv
+        self.server = harness.StreamlitServer(str(script), None, *args).start()  # app config
         self.server.wait_healthy(timeout=60)
         self.ctx = harness.new_context(browser)
+        self.ctx.add_init_script(WHOLE_INIT_JS)
         self.page = self.ctx.new_page()
         harness.open_app(self.page, self.server.url, timeout=60)
         self.box = self.page.get_by_role("textbox", name="text")
         self.box.wait_for(timeout=60_000)
-        self.page.evaluate(ARM_JS)
+        self.cdp, self.frames = devtools(self.page)
         self.times: list[float] = []
         self.inputs = 0
 
     def new_input(self, timed: bool) -> None:
-        """Type a new word and wait for the page to show it and go quiet."""
-        word = f"word{self.inputs}"
+        """Type a new word, then time it until the main area settles (bench_browser's
+        `measure`, as for a page with its own input)."""
+        self.box.fill(f"word{self.inputs}")
         self.inputs += 1
-        self.box.fill(word)
-        self.box.press("Enter")
-        self.page.get_by_text(f"echo {word}", exact=True).wait_for(timeout=30_000)
-        self.page.wait_for_function(QUIET_JS, timeout=30_000, polling="raf")
+        act = lambda: self.box.press("Enter")  # noqa: E731
+        r = measure(self.page, self.cdp, self.frames, [[], [], True], act, self.server.proc.pid)
         if timed:
-            self.times.append(self.page.evaluate(
-                "() => window.__bench.last - window.__bench.start"))  # fmt: skip
+            self.times.append(r["mainAt"])
 
     def close(self) -> None:
         self.ctx.close()
