@@ -93,7 +93,7 @@ def test_a_second_training_waits_with_its_place_shown() -> None:
 def test_the_lecture_step_predicts_then_trains_both_side_by_side() -> None:
     at = page("lecture-watch-it-learn", toy_steps=20)
     assert_ok(at)
-    assert any("without positional encoding" in m.value for m in at.markdown)
+    assert any("without positional encoding" in r.label for r in at.radio), "the question"
     at.radio(key="l_learn_guess").set_value("count only")
     at.button(key="l_learn_reveal").click().run()
     assert at.success and "Right!" in at.success[0].value, "the report: it counts, not reverses"

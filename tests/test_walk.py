@@ -190,7 +190,8 @@ def lecture_problems(at: AppTest, key: str, view: View, first: AppTest, lang: st
     with using(lang):
         asked = _("**:material/quiz: Predict first.** {question}", question="").strip()
         answered = _("The model's answer: **{answer}**. {why}", answer="", why="").split("*")[0]
-    if view.name == "first view" and not any(m.value.startswith(asked) for m in at.markdown):
+    questions = [*(m.value for m in at.markdown), *(r.label for r in at.radio)]  # alone: a label
+    if view.name == "first view" and not any(q.startswith(asked) for q in questions):
         found.append("no question before the reveal")
     if view.reveal:
         said = [m.value for m in (*at.success, *at.warning, *at.info)]

@@ -167,6 +167,7 @@ def lecture_step(slug: str) -> None:
     navigation(step, "top")
     st.title(f"{step.number}. {step.title}")
     st.markdown(step.idea)
+    step.intro()
     step_body(step.draw)
     st.divider()
     navigation(step, "bottom")

@@ -34,17 +34,23 @@ def as_is(choice: str) -> str:
 
 
 def predict(key: str, question: str, choices: list[str], answer: str, why: str,
-            label: Callable[[str], str] = as_is) -> bool:  # fmt: skip
+            label: Callable[[str], str] = as_is, more: str = "") -> bool:  # fmt: skip
     """Predict, then reveal: the class picks an answer, then the model's answer is shown.
     `choices` and `answer` are ids (tokens, or a step's N_() constants) and `label` shows
     one (`_` for constants): a guess is kept and compared as its id, in any language.
-    Returns whether it is revealed (the step then draws its figure)."""
+    `more`: markdown the revealed answer ends with (in a class, below the class's answer).
+    Returns whether it is revealed (the step then draws its figure). Alone, the question is
+    the radio's own label: one element fewer for the browser to draw again each run."""
     ss = st.session_state
-    st.markdown(_("**:material/quiz: Predict first.** {question}", question=question))
+    asked = _("**:material/quiz: Predict first.** {question}", question=question)
     joined = classroom.here()
     if joined is not None:  # inside a class: the pick is a vote, the teacher reveals
-        return classroom.ask(joined, key, choices, answer, why, label)
-    pick_ = st.radio(_("The class's answer"), choices, index=None, key=f"{key}_guess",
+        st.markdown(asked)
+        shown = classroom.ask(joined, key, choices, answer, why, label)
+        if shown and more:
+            st.caption(more)
+        return shown
+    pick_ = st.radio(asked, choices, index=None, key=f"{key}_guess",
                      horizontal=True, format_func=label)  # fmt: skip
     if st.button(_("Reveal the model's answer"), key=f"{key}_reveal", type="primary",
                  icon=":material/visibility:"):  # fmt: skip
@@ -53,6 +59,7 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
         st.caption(_("Pick an answer with the class, then reveal."))
         return False
     said = _("The model's answer: **{answer}**. {why}", answer=md_escape(label(answer)), why=why)
+    said += f"\n\n{more}" if more else ""
     if pick_ is None:
         st.info(said, icon="💡")
     elif pick_ == answer:

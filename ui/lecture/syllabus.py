@@ -1,6 +1,6 @@
 """The lecture's steps in the lecture's order (../shared/DESIGN.md): the one list Lecture mode
-walks through. Each step is one module of ui/lecture/steps/ (its SLUG, TITLE, IDEA and
-`draw`); inserting a step is one line here and changes no step's address.
+walks through. Each step is one module of ui/lecture/steps/ (its SLUG, TITLE, IDEA, `draw`
+and, where it has one, `intro`); inserting a step is one line here and changes no step's address.
 
 A step's address is its slug (/lecture-attention), not its place. The numbered addresses
 of earlier versions (/lecture_1 ... /lecture_12) stay: OLD_NUMBERS sends each to the step it
@@ -61,6 +61,12 @@ class Step:
 
     def draw(self) -> None:
         self.module.draw()
+
+    def intro(self) -> None:
+        """What the step says before its own inputs, if it has such a part (`intro()`): drawn
+        outside the step's fragment, so a new input does not send it again."""
+        if hasattr(self.module, "intro"):
+            self.module.intro()
 
 
 STEPS: list[Step] = [Step(n, module) for n, module in enumerate(ORDER, 1)]

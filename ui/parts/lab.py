@@ -110,8 +110,8 @@ def _spot(s: Spot, letter: str, key: str, where: tuple, titles: list[str], label
           filename=f"lab_bug_{letter}")  # fmt: skip
     effects = md_escape("; ".join(s.effects())) + "."
     if not predict(f"{key}_{letter}", _("Which bug made picture {letter}?", letter=letter),
-                   titles, s.mistake.title, effects, label=_):  # fmt: skip
+                   titles, s.mistake.title, effects, label=_,
+                   more=md_escape(_(s.mistake.hint))):  # fmt: skip
         return False
     st.code(s.mistake.diff, language="diff", wrap_lines=True)  # a half-width column
-    st.caption(md_escape(_(s.mistake.hint)))
     return True

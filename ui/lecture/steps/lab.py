@@ -18,7 +18,7 @@ IDEA = N_(
 EXAMPLE = "The cat sat on the mat because it was warm."
 
 
-def draw() -> None:
+def intro() -> None:
     st.markdown(_(
         "Each exercise of the notebook is one idea of the lecture: a function to write, with "
         "its formula and its shapes. `python -m lab check` runs it against the shipped "
@@ -35,5 +35,8 @@ def draw() -> None:
         "1/√d, the mask after the softmax, the softmax over the wrong axis, no positions. "
         "Which bug made which picture?"
     ))
+
+
+def draw() -> None:
     text = try_your_own("l13_text", _("A sentence"), EXAMPLE) or EXAMPLE
     spot_the_bug(text, "l13")
