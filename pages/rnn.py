@@ -113,13 +113,13 @@ def draw(opened: Opened) -> Trace:
     other = None
     if later is not None:
         with later:
-            other = cache.translate(text, others[0], device)
+            other = cache.translation_text(text, others[0], device)  # its words alone
             st.markdown(_("**{model}** (Transformer, cross-attention)", model=others[0]))
-            st.code(other.text or _("(nothing)"), language=None, wrap_lines=True)
+            st.code(other or _("(nothing)"), language=None, wrap_lines=True)
     if expected:
         verdicts = [verdict_of(name, out.text == expected)]
         if other is not None:
-            verdicts.append(verdict_of(others[0], other.text == expected))
+            verdicts.append(verdict_of(others[0], other == expected))
         verdict.caption(" · ".join(verdicts))
     return t  # the frame writes its timing after the page: the first chart leaves first
 

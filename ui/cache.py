@@ -347,6 +347,14 @@ def translate(text: str, name: str, device: str, options: RunOptions = CLEAN) ->
     return _load_model(name, device).translation_in(trace, text)
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def translation_text(text: str, name: str, device: str) -> str:
+    """The greedy translation of `text` by model `name` as text alone: the decoding, no
+    trace (for a page that shows only the words: `translate` traces the pair too)."""
+    m = _load_model(name, device)
+    return m.decode(m.greedy(m.encode(text).ids))
+
+
 def _report(name: str) -> dict:
     path = model.MODELS_DIR / name
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
