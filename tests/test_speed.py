@@ -71,3 +71,27 @@ def test_follow_one_query_is_computed_only_when_opened(monkeypatch) -> None:
     at.run()
     assert not at.exception and calls and len(at.dataframe) == 1
     assert any("hidden behind [MASK]" in c.value for c in at.caption)
+
+
+def test_the_model_work_log_times_each_computation_once(monkeypatch, tmp_path) -> None:
+    """The benchmark's floor (bench/bench_browser.py): with GLASSBOX_MODEL_LOG set, a model
+    computation logs its CPU time once, the outer one when one calls another; unset, the
+    function is left as it is."""
+    from ui import cache
+
+    assert cache.model_work(len) is len  # the log is off in the tests
+    log = tmp_path / "work.txt"
+    monkeypatch.setattr(cache, "MODEL_LOG", str(log))
+
+    @cache.model_work
+    def inner(n: int) -> int:
+        return sum(i * i for i in range(n))
+
+    @cache.model_work
+    def outer(n: int) -> int:
+        return inner(n) + inner(n)
+
+    assert outer(200_000) == 2 * inner(200_000)
+    seconds = [float(line) for line in log.read_text().split()]
+    assert len(seconds) == 2 and all(s > 0 for s in seconds)  # outer's, then inner's alone
+    assert seconds[0] > seconds[1]  # outer did inner's work twice

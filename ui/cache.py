@@ -16,6 +16,7 @@ in either language. Text in a language is added after the cache (the tokens' hov
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import hashlib
 import json
@@ -24,6 +25,8 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 import streamlit as st
@@ -46,6 +49,35 @@ from model.tokenizer import Reading, encode_text, reading_of
 from model.trace import load_extras, load_npz
 from ui.registry import PageSpec
 from ui.show import labelled, labelled_tokens
+
+# The benchmark's record of the model work a new input causes (bench/bench_browser.py: the
+# server's floor is that work plus a trivial page's run). Where GLASSBOX_MODEL_LOG names a
+# file, each model computation below that runs (a cache miss) appends its CPU time in
+# seconds (the thread's: not the time it waited for the interpreter lock or a core), a line
+# each; nested ones count once. Unset (always, but in the benchmark): nothing.
+MODEL_LOG = os.environ.get("GLASSBOX_MODEL_LOG")
+T = TypeVar("T")
+_depth = threading.local()
+
+
+def model_work(fn: Callable[..., T]) -> Callable[..., T]:
+    """Mark `fn` (under its cache decorator) as a model's work: timed into MODEL_LOG."""
+    if not MODEL_LOG:
+        return fn
+
+    @functools.wraps(fn)
+    def timed_work(*args: object, **kwargs: object) -> T:
+        depth = getattr(_depth, "n", 0)
+        _depth.n, start = depth + 1, time.thread_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _depth.n = depth
+            if depth == 0:
+                with open(MODEL_LOG, "a", encoding="utf-8") as log:
+                    log.write(f"{time.thread_time() - start:.6f}\n")
+
+    return timed_work
 
 
 def catalogue() -> dict[str, ModelInfo]:
@@ -228,11 +260,13 @@ def model_loaded(name: str, device: str) -> bool:
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
+@model_work
 def _trace(text: str, name: str, device: str, options: RunOptions) -> Trace:
     return _load_model(name, device).trace_with(text, options)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
+@model_work
 def _trace_ids(ids: tuple[int, ...], name: str, device: str, options: RunOptions) -> Trace:
     return _load_model(name, device).trace_with(list(ids), options)
 
@@ -251,6 +285,7 @@ def get_trace_ids(
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
+@model_work
 def fill_mask_ids(
     ids: tuple[int, ...], name: str, device: str, k: int, options: RunOptions = CLEAN
 ) -> list:
@@ -259,6 +294,7 @@ def fill_mask_ids(
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
+@model_work
 def next_distribution(
     ids: tuple[int, ...], name: str, device: str, sampling: Sampling, options: RunOptions = CLEAN
 ) -> np.ndarray:
@@ -267,6 +303,7 @@ def next_distribution(
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
+@model_work
 def trace_image(pixels: bytes, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
     """The trace of an 8x8 image given as its float32 bytes (hashable) through model `name`."""
     image = np.frombuffer(pixels, dtype=np.float32).reshape(8, 8)
@@ -299,6 +336,7 @@ def _inputs(inputs: str | tuple | bytes):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+@model_work
 def log_probs(
     inputs: str | tuple | bytes, name: str, device: str, runs: tuple[RunOptions, ...],
     at: tuple[int, ...],
@@ -308,6 +346,7 @@ def log_probs(
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+@model_work
 def logit_lens(inputs: str | tuple, name: str, device: str, at: tuple[int, ...]) -> np.ndarray:
     """[L + 1, len(at), V]: every layer's guess at positions `at`."""
     return _load_model(name, device).logit_lens(_inputs(inputs), list(at))
@@ -317,6 +356,7 @@ IG_TOKEN_STEPS = 2048  # integrated gradients' budget: steps x tokens, for a sma
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+@model_work
 def attribute(
     ids: tuple[int, ...], name: str, device: str, position: int, token: int, method: str
 ) -> Attribution:
@@ -346,6 +386,7 @@ def vit_report() -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
+@model_work
 def translate(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Translation:
     """The greedy translation of `text` by model `name`, read from its cached trace (one
     greedy decoding for the translation and the trace together)."""
@@ -354,6 +395,7 @@ def translate(text: str, name: str, device: str, options: RunOptions = CLEAN) ->
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
+@model_work
 def translation_text(text: str, name: str, device: str) -> str:
     """The greedy translation of `text` by model `name` as text alone: the decoding, no
     trace (for a page that shows only the words: `translate` traces the pair too)."""
@@ -393,6 +435,7 @@ def special_ids(name: str, device: str) -> dict[str, int]:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
+@model_work
 def neighbours(name: str, device: str, token_id: int, k: int) -> tuple[list, np.ndarray]:
     """The k nearest vocabulary tokens to `token_id` by cosine: [(token, cos)], [k, D]."""
     if device == "cpu" and (shipped := shipped_neighbours(name, token_id, k)) is not None:
@@ -401,6 +444,7 @@ def neighbours(name: str, device: str, token_id: int, k: int) -> tuple[list, np.
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+@model_work
 def attention_weights(name: str, device: str, layer: int) -> dict[str, np.ndarray]:
     """W_Q, W_K, W_V [H, D, Dh], their biases [H, Dh], W_O [D, D] and b_O [D]."""
     return _load_model(name, device).attention_weights(layer)

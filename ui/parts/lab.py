@@ -14,6 +14,7 @@ import streamlit as st
 
 import viz
 from i18n import DEFAULT, _, language
+from ui.cache import model_work
 from ui.figures import chart
 from ui.lecture.kit import predict
 from ui.show import md_escape
@@ -27,6 +28,7 @@ LETTERS = "ABCD"
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
+@model_work
 def spots(text: str, layer: int) -> list:
     """lab.spot_the_bug for one sentence and layer, kept for every session (read only)."""
     import lab
