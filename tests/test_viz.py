@@ -389,3 +389,23 @@ def test_accuracy_by_length_draws_one_line_per_model() -> None:
     json.loads(viz.to_json(spec))
     with pytest.raises(ValueError, match="lengths"):
         viz.accuracy_by_length([1, 2], {"m": [1.0]})
+
+
+def test_the_widest_cells_decide_the_font_as_every_cell_would() -> None:
+    """heatmap_trace formats every cell's number only when they are shown: whether they fit
+    is decided from the widest texts alone (widest_cells), as it was from every cell's."""
+    from viz._common import cell_text, cell_text_font, widest_cells
+
+    rng = np.random.default_rng(0)
+    for scale in (0.004, 0.3, 7.0, 120.0, 5000.0):
+        for shape in ((3, 4), (8, 8), (12, 30), (20, 128)):
+            values = rng.normal(0.0, scale, shape)
+            values[0, 0] = -np.inf if scale < 1 else np.nan
+            for fmt in (".2f", ".0f"):
+                every = cell_text(values, fmt)
+                widest = widest_cells(values, fmt)
+                assert max(map(len, widest)) == max(len(t) for t in every.ravel())
+                for auto in (None, True):
+                    for px in (200.0, 600.0):
+                        assert cell_text_font(shape, widest, auto, px) == cell_text_font(
+                            shape, every, auto, px)

@@ -444,14 +444,30 @@ def cell_font(
     return None
 
 
-def cell_text_font(values_text: np.ndarray, text_auto: bool | None, plot_px: float) -> int | None:
-    """The font for numbers in a matrix's cells, or None for none: `text_auto` False never
-    prints them, True always (at the smallest readable size when they do not fit), None
-    (the default) only where they fit (`cell_font`)."""
+def widest_cells(values: np.ndarray, fmt: str) -> list[str]:
+    """The cells' texts (`cell_text`) that can be the widest under a fixed-point `fmt`
+    (".2f"): the smallest and the largest finite value's, and the marks of ±inf and gaps.
+    Enough to tell whether the numbers fit, without formatting every cell."""
+    finite = values[np.isfinite(values)]
+    out = [format(v, fmt) for v in (finite.min(), finite.max())] if finite.size else []
+    for mark, where in ((PLUS_INF, np.isposinf), (MINUS_INF, np.isneginf), ("–", np.isnan)):
+        if where(values).any():
+            out.append(mark)
+    return out
+
+
+def cell_text_font(
+    shape: tuple[int, ...], texts: Sequence[str] | np.ndarray, text_auto: bool | None,
+    plot_px: float,
+) -> int | None:  # fmt: skip
+    """The font for numbers in the cells of a matrix of `shape` whose widest texts are among
+    `texts`, or None for none: `text_auto` False never prints them, True always (at the
+    smallest readable size when they do not fit), None (the default) only where they fit
+    (`cell_font`)."""
     if text_auto is False:
         return None
-    rows, cols = values_text.shape
-    size = cell_font(rows, cols, values_text, plot_px)
+    rows, cols = shape
+    size = cell_font(rows, cols, texts, plot_px)
     return size if size is not None or not text_auto else CELL_FONT_MIN
 
 
@@ -476,9 +492,9 @@ def heatmap_trace(
     customdata holds [row label, column label, value text] per cell; ±inf cells become
     gaps (NaN) in z and show "∞" text.
     """
-    text = cell_text(values, text_fmt)
     bar = None if coloraxis is not None else (colorbar_title or "")
-    font = cell_text_font(text, text_auto, plot_width(row_labels, bar))
+    font = cell_text_font(values.shape, widest_cells(values, text_fmt), text_auto,
+                          plot_width(row_labels, bar))  # fmt: skip
     trace: dict = {
         "type": "heatmap",
         "z": finite_or_nan(values),
@@ -488,8 +504,8 @@ def heatmap_trace(
         "hovertemplate": hovertemplate,
         "hoverongaps": True,
     }
-    if font is not None:
-        trace["text"] = text
+    if font is not None:  # each cell's number formatted only when they are shown
+        trace["text"] = cell_text(values, text_fmt)
         trace["texttemplate"] = "%{text}"
         trace["textfont"] = {"size": font}
     if coloraxis is not None:

@@ -246,7 +246,7 @@ def causal_mask_figure(
     check_length(tokens, mask.shape[0], "tokens")
     masked = np.isneginf(mask)
     values_text = np.where(masked, MINUS_INF, "0").astype(object)
-    font = cell_text_font(values_text, None, plot_width(tokens, None))
+    font = cell_text_font(values_text.shape, values_text, None, plot_width(tokens, None))
     trace = {
         "type": "heatmap",
         "z": masked.astype(float),
