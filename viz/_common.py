@@ -396,14 +396,16 @@ def signed_limit(*arrays: np.ndarray) -> float:
 
 
 def cell_customdata(
-    row_labels: Sequence[object], col_labels: Sequence[object], values_text: np.ndarray
+    row_labels: Sequence[object], col_labels: Sequence[object], values_text: np.ndarray | None
 ) -> np.ndarray:
-    """Per-cell hover data [row label, column label, value text] for a heatmap, shape [R, C, 3]."""
-    rows, cols = values_text.shape
-    data = np.empty((rows, cols, 3), dtype=object)
+    """Per-cell hover data [row label, column label, value text] for a heatmap, shape
+    [R, C, 3]; [R, C, 2] without `values_text` (the hover then reads the number from z)."""
+    rows, cols = len(row_labels), len(col_labels)
+    data = np.empty((rows, cols, 2 if values_text is None else 3), dtype=object)
     data[:, :, 0] = np.asarray(hover_all(row_labels), dtype=object)[:, None]
     data[:, :, 1] = np.asarray(hover_all(col_labels), dtype=object)[None, :]
-    data[:, :, 2] = values_text
+    if values_text is not None:
+        data[:, :, 2] = values_text
     return data
 
 
@@ -489,8 +491,9 @@ def heatmap_trace(
     """The one heatmap trace all builders use: integer x/y, customdata hover, and numbers
     in the cells where they fit (`cell_text_font`), else on hover only.
 
-    customdata holds [row label, column label, value text] per cell; ±inf cells become
-    gaps (NaN) in z and show "∞" text.
+    customdata holds [row label, column label] per cell, and the hover template's
+    `%{customdata[2]}` (the value) reads z in `hover_fmt`; a matrix with ±inf cells (gaps, NaN
+    in z) keeps each value's text as customdata[2], "∞" for those.
     """
     bar = None if coloraxis is not None else (colorbar_title or "")
     font = cell_text_font(values.shape, widest_cells(values, text_fmt), text_auto,
@@ -500,10 +503,13 @@ def heatmap_trace(
         "z": finite_or_nan(values),
         "x": list(range(values.shape[1])),
         "y": list(range(values.shape[0])),
-        "customdata": cell_customdata(row_labels, col_labels, cell_text(values, hover_fmt)),
-        "hovertemplate": hovertemplate,
+        "customdata": cell_customdata(row_labels, col_labels, None),
+        "hovertemplate": hovertemplate.replace("%{customdata[2]}", f"%{{z:{hover_fmt}}}"),
         "hoverongaps": True,
     }
+    if not np.isfinite(values).all():  # gaps in z: the values' own text, "-∞" included
+        trace["customdata"] = cell_customdata(row_labels, col_labels, cell_text(values, hover_fmt))
+        trace["hovertemplate"] = hovertemplate
     if font is not None:  # each cell's number formatted only when they are shown
         trace["text"] = cell_text(values, text_fmt)
         trace["texttemplate"] = "%{text}"
