@@ -11,9 +11,15 @@ the run is over and the page quiet, on the page's own clock. Cases:
   one element   the same N lines as one markdown element (one message)
   static N      N lines drawn once, outside the fragment (sent on the first run only)
 
-The last column is the cost per re-sent element over the case with none (issue 38: the
-app's pages send 27-62 messages a new input; the trivial page 4). Prints a markdown
-table; asserts nothing. Needs Chromium, as the browser tests do.
+With --kinds, N elements of other kinds, re-sent by each run: radio (four options, none
+picked), button, container (a container holding one line: two messages) and columns (two
+columns, one line in the first: four messages).
+
+The per-element columns are the cost per re-sent element over the case with none, in the
+browser's whole page and in the server's CPU time (the process's, every thread, from
+/proc: 10 ms ticks, the mean of the runs). Issue 38: the app's pages send 7-40 messages
+a new input, the trivial page 4. Prints a markdown table; asserts nothing. Needs Chromium,
+as the browser tests do.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 import harness  # noqa: E402
 from bench_browser import WHOLE_INIT_JS, devtools, measure  # noqa: E402
 
-# Its arguments: MODE ("resent", "one" or "static") and N, how many lines.
+# Its arguments: MODE ("resent", "one", "static" or a kind of --kinds) and N, how many.
 PAGE = """\
 import sys
 
@@ -51,6 +57,20 @@ def body() -> None:
     if MODE == "resent":
         for i in range(N):
             st.markdown(LINE.format(i=i, end=f", {text}."))
+    elif MODE == "radio":
+        for i in range(N):
+            st.radio(f"Question {i}", ["A", "B", "C", "D"], index=None, key=f"r{i}",
+                     horizontal=True)
+    elif MODE == "button":
+        for i in range(N):
+            st.button(f"Reveal {i}", key=f"b{i}")
+    elif MODE == "container":
+        for i in range(N):
+            with st.container():
+                st.markdown(LINE.format(i=i, end=f", {text}."))
+    elif MODE == "columns":
+        for i in range(N):
+            st.columns(2)[0].markdown(LINE.format(i=i, end=f", {text}."))
     elif MODE == "one":
         st.markdown("\\n\\n".join(LINE.format(i=i, end=f", {text}.") for i in range(N)))
     st.text(f"echo {text}")
@@ -58,6 +78,9 @@ def body() -> None:
 
 body()
 """
+
+
+KINDS = "radio, button, container, columns"
 
 
 class Case:
@@ -75,6 +98,7 @@ class Case:
         self.box.wait_for(timeout=60_000)
         self.cdp, self.frames = devtools(self.page)
         self.times: list[float] = []
+        self.cpu: list[float] = []  # the server's CPU time per input (ms, 10 ms ticks)
         self.inputs = 0
 
     def new_input(self, timed: bool) -> None:
@@ -86,6 +110,7 @@ class Case:
         r = measure(self.page, self.cdp, self.frames, [[], [], True], act, self.server.proc.pid)
         if timed:
             self.times.append(r["mainAt"])
+            self.cpu.append(r["server_cpu"])
 
     def close(self) -> None:
         self.ctx.close()
@@ -96,6 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=16, help="new inputs per case")
     parser.add_argument("--sizes", default="5,10,20,40", help="N, comma separated")
+    parser.add_argument("--kinds", default="", help="other kinds, comma separated: " + KINDS)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     executable = harness.find_chromium()
@@ -103,9 +129,13 @@ def main() -> None:
         sys.exit("no Chromium found (see docs/TESTING.md)")
     from playwright.sync_api import sync_playwright
 
+    kinds = [k for k in args.kinds.split(",") if k]
+    if set(kinds) - set(KINDS.split(", ")):
+        sys.exit(f"--kinds: one or more of {KINDS}")
     cases = [("resent", 0), *(("resent", n) for n in sizes), ("one", max(sizes)),
-             ("static", max(sizes))]  # fmt: skip
+             ("static", max(sizes)), *((kind, n) for kind in kinds for n in sizes)]  # fmt: skip
     names = {"resent": "re-sent {n}", "one": "{n} lines as one element", "static": "static {n}"}
+    names |= {kind: f"{kind} x {{n}}" for kind in kinds}
     load = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         script = Path(tmp) / "elements_page.py"
@@ -122,17 +152,23 @@ def main() -> None:
                 case.close()
             browser.close()
         results = {key: statistics.median(case.times) for key, case in running.items()}
-    base = results[("resent", 0)]
+        cpu = {key: statistics.fmean(case.cpu) for key, case in running.items()}
+    base, base_cpu = results[("resent", 0)], cpu[("resent", 0)]
     print(f"\nA new input -> the whole main area (median of {args.runs}, ms); "
           f"{os.cpu_count()} CPUs, load average {min(load):.1f}-{max(load):.1f}; the cases "
           f"in turn; "
           f"{time.strftime('%Y-%m-%d')}\n")  # fmt: skip
-    print("| case | elements re-sent | whole page (ms) | over none (ms) | per element (ms) |")
-    print("|---|---:|---:|---:|---:|")
+    print("| case | elements re-sent | whole page (ms) | over none (ms) | per element (ms) "
+          "| server CPU (ms) | per element (ms) |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for (mode, n), ms in results.items():
-        resent = {"resent": n, "one": 1, "static": 0}[mode]
-        per = f"{(ms - base) / resent:.2f}" if resent and mode == "resent" else "–"
-        print(f"| {names[mode].format(n=n)} | {resent} | {ms:.0f} | {ms - base:+.0f} | {per} |")
+        resent = {"one": 1, "static": 0}.get(mode, n)  # an element of a kind, as one
+        each = resent and mode not in ("one", "static")
+        per = f"{(ms - base) / resent:.2f}" if each else "–"
+        c = cpu[(mode, n)]
+        per_cpu = f"{(c - base_cpu) / resent:.2f}" if each else "–"
+        print(f"| {names[mode].format(n=n)} | {resent} | {ms:.0f} | {ms - base:+.0f} | {per} "
+              f"| {c:.1f} | {per_cpu} |")  # fmt: skip
 
 
 if __name__ == "__main__":
