@@ -498,18 +498,18 @@ def heatmap_trace(
     bar = None if coloraxis is not None else (colorbar_title or "")
     font = cell_text_font(values.shape, widest_cells(values, text_fmt), text_auto,
                           plot_width(row_labels, bar))  # fmt: skip
+    exact = bool(np.isfinite(values).all())  # no gaps in z: the hover reads each number there
     trace: dict = {
         "type": "heatmap",
         "z": finite_or_nan(values),
         "x": list(range(values.shape[1])),
         "y": list(range(values.shape[0])),
-        "customdata": cell_customdata(row_labels, col_labels, None),
-        "hovertemplate": hovertemplate.replace("%{customdata[2]}", f"%{{z:{hover_fmt}}}"),
+        "customdata": cell_customdata(row_labels, col_labels,
+                                      None if exact else cell_text(values, hover_fmt)),
+        "hovertemplate": (hovertemplate.replace("%{customdata[2]}", f"%{{z:{hover_fmt}}}")
+                          if exact else hovertemplate),
         "hoverongaps": True,
-    }
-    if not np.isfinite(values).all():  # gaps in z: the values' own text, "-∞" included
-        trace["customdata"] = cell_customdata(row_labels, col_labels, cell_text(values, hover_fmt))
-        trace["hovertemplate"] = hovertemplate
+    }  # fmt: skip
     if font is not None:  # each cell's number formatted only when they are shown
         trace["text"] = cell_text(values, text_fmt)
         trace["texttemplate"] = "%{text}"

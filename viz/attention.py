@@ -135,7 +135,7 @@ def attention_grid(
     )
     with_tokens = grid.size <= GRID_HOVER_CELLS_MAX
     customdata = (
-        cell_customdata(tokens, keys, np.full((n_query, n_key), "", dtype=object))
+        cell_customdata(tokens, keys, None)  # the hover reads the weight from z
         if with_tokens
         else None
     )
