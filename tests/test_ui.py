@@ -160,3 +160,35 @@ def test_fill_mask_ids_equals_fill_mask(tiny_mlm) -> None:
     masked[2] = MASK_ID
     (ranked,) = tiny_mlm.fill_mask_ids(masked, k=3)
     assert len(ranked) == 3
+
+
+# --- what the caches keep for every session ----------------------------------------------
+
+
+def test_a_kept_trace_is_one_for_every_session_and_cannot_be_written_into(tiny_mlm) -> None:
+    """ui.cache keeps a trace once (not a copy per call): every array in it, its layers'
+    included, is read-only, so no page can change what another session is shown."""
+    from ui.cache import read_only
+
+    t = read_only(tiny_mlm.trace(SENTENCE))
+    arrays = [t.ids, t.embeddings, t.logits, *(v for lt in t.layers for v in vars(lt).values())]
+    assert all(not a.flags.writeable for a in arrays if isinstance(a, np.ndarray))
+    with pytest.raises(ValueError, match="read-only"):
+        t.layers[0].attention[0, 0, 0] = 1.0
+
+
+def test_a_figures_key_is_its_values_text_and_refuses_what_has_no_true_text() -> None:
+    """ui.figures keys a kept figure by the text of what it depends on: values that differ
+    give different texts (a number is not its string, numpy ids keep their values), and a
+    value whose text would not name it (an object, a list) is refused."""
+    from model import CLEAN, RunOptions
+    from ui.figures import key_text
+
+    values = [(1,), ("1",), (np.int64(1),), (1.0,), ("mlm", (1, 2), CLEAN),
+              ("mlm", (1, 2), RunOptions(positions=False)), ("mlm", (1, 2, None)), (b"\x00",)]
+    keys = [key_text(k) for k in values]
+    assert len(set(keys)) == len(keys)
+    assert key_text(tuple(np.array([5, 7]))) == key_text(tuple(np.array([5, 7])))
+    for bad in [(object(),), ([1, 2],), ({"a": 1},), (np.zeros(2),)]:
+        with pytest.raises(TypeError):
+            key_text(bad)

@@ -32,6 +32,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+import ui.cache
 from i18n import _, using
 from model.examples import PROBES
 from model.lm import TransformerLM
@@ -305,6 +306,7 @@ def test_walk(key: str, lang: str, forward_passes: list[int],
                 give(at, kind, box, value)
                 if label in WORST:
                     st.cache_data.clear()  # the worst inputs' work, counted from cold
+                    ui.cache.clear_traces()
                 forward_passes.clear()
                 at.run()
                 found = drawn_problems(at, title)

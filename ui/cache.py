@@ -6,7 +6,9 @@ a patch) as part of its key, so an experiment never serves a clean run's numbers
 
 Cache keys are strings, numbers, tuples and small frozen dataclasses only: a model never
 enters a key (`st.cache_data` cannot hash tensors). Everything cached with `cache_data`
-comes back as numpy or plain Python, a fresh copy per call.
+comes back as numpy or plain Python, a fresh copy per call. A trace is big and read by
+every part of a page: it is kept once for every session (`st.cache_resource`, not copied
+each time it is asked for) with its arrays read-only (`read_only`).
 
 What is cached here holds no sentence a person reads: a cache is shared by every session,
 in either language. Text in a language is added after the cache (the tokens' hovers:
@@ -156,7 +158,7 @@ def _shipped() -> tuple[Trace, dict[str, str], dict[str, np.ndarray]] | None:
         "sha256"
     ):
         return None
-    return trace, meta, load_extras(SHIPPED_TRACE)
+    return read_only(trace), meta, load_extras(SHIPPED_TRACE)
 
 
 def shipped_trace(sentence: str, name: str) -> tuple[Trace, tuple[str, ...]] | None:
@@ -259,16 +261,38 @@ def model_loaded(name: str, device: str) -> bool:
     return (name, device) in _loaded
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+def read_only(value: T) -> T:
+    """`value` with every numpy array in it (in its dataclasses' fields and lists) made
+    read-only, so that a trace shared by every session cannot be written into."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, list):
+        for item in value:
+            read_only(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            read_only(getattr(value, f.name))
+    return value
+
+
+# Traces are kept as they are, not pickled and copied per call as `st.cache_data` does: the
+# copy was 2-5 ms of a new sentence's server time.
+@st.cache_resource(show_spinner=False, max_entries=128)
 @model_work
 def _trace(text: str, name: str, device: str, options: RunOptions) -> Trace:
-    return _load_model(name, device).trace_with(text, options)
+    return read_only(_load_model(name, device).trace_with(text, options))
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@st.cache_resource(show_spinner=False, max_entries=256)
 @model_work
 def _trace_ids(ids: tuple[int, ...], name: str, device: str, options: RunOptions) -> Trace:
-    return _load_model(name, device).trace_with(list(ids), options)
+    return read_only(_load_model(name, device).trace_with(list(ids), options))
+
+
+def clear_traces() -> None:
+    """Forget every kept trace (a test that counts forward passes from cold)."""
+    for kept in (_trace, _trace_ids, trace_image):
+        kept.clear()
 
 
 def get_trace(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
@@ -302,12 +326,13 @@ def next_distribution(
     return _load_model(name, device).next_distribution(list(ids), sampling, options)
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@st.cache_resource(show_spinner=False, max_entries=128)
 @model_work
 def trace_image(pixels: bytes, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
-    """The trace of an 8x8 image given as its float32 bytes (hashable) through model `name`."""
+    """The trace of an 8x8 image given as its float32 bytes (hashable) through model `name`
+    (kept read-only for every session, as `_trace`)."""
     image = np.frombuffer(pixels, dtype=np.float32).reshape(8, 8)
-    return _load_model(name, device).trace_with(image, options)
+    return read_only(_load_model(name, device).trace_with(image, options))
 
 
 # -- experiments: many passes of one input, each cached on the whole question --------------

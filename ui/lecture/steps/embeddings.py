@@ -20,7 +20,7 @@ IDEA = N_("Text becomes tokens, each token a learned vector; similar words lie c
 
 def draw() -> None:
     t, name, device = trace_of("power of industrial AI", "tokens")
-    chart("l4_tokens", (t.ids, name), viz.token_strip, t.tokens, t.ids,
+    chart("l4_tokens", (tuple(t.ids), name), viz.token_strip, t.tokens, t.ids,
           title=_("“power of industrial AI” as tokens"), filename="lecture_tokens")
     choices = ["aluminum", "rubber", "bread", "river"]
     steel = word_vector("steel", name, device)
