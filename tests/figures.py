@@ -85,6 +85,8 @@ def builder_inputs() -> dict[str, list[Callable[[], viz.Figure]]]:
         "attention_grid": [
             lambda: viz.attention_grid(_weights(rng, 2, 3, T, T), TOKENS),
             lambda: viz.attention_grid(_weights(rng, 1, 1, 3, 3), TOKENS[:3], title="one"),
+            lambda: viz.attention_grid(_weights(rng, 2, 2, T, T), TOKENS,
+                                       panel_titles=["picture A", "B", "C", "<b>D</b>"]),
         ],
         "attention_grid_page": [lambda: attention_grid_page(_weights(rng, 1, 2, T, T), TOKENS, 2)],
         "attention_row": [

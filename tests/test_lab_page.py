@@ -33,18 +33,19 @@ def test_spot_the_bug_draws_each_bug_on_the_sentence_and_reveals_it() -> None:
     at = page("build", SENTENCE)  # its first tab
     assert_ok(at)
     drawn = charts(at)
-    pictures = [k for k in drawn if k.startswith("lab_spot_")]
-    assert len(pictures) == len(SPOT), "the model's own only once one is revealed"
-    for key in pictures:
-        assert '"teacher"' in json.dumps(drawn[key]), "the bug runs on the visitor's sentence"
+    assert [k for k in drawn if k.startswith("lab_spot_")] == ["lab_spot_bugs"], (
+        "the pictures in one figure; the model's own only once one is revealed")
+    pictures = [t for t in drawn["lab_spot_bugs"]["data"] if t["type"] == "heatmap"]
+    assert len(pictures) == len(SPOT)
+    assert '"teacher"' in json.dumps(drawn["lab_spot_bugs"]), "run on the visitor's sentence"
     at.radio(key="lab_spot_A_guess").set_value(MISTAKES[SPOT[0]].title)
     at.button(key="lab_spot_A_reveal").click().run()
     assert_ok(at)
     assert "lab_spot_model" in charts(at), "the model's own attention, once a bug is revealed"
-    diffs = [c.value for c in at.code]
-    assert any(d.startswith("-") and "\n+" in d for d in diffs), diffs
     said = " ".join(m.value for m in (*at.success, *at.warning))
     assert "The model's answer" in said
+    assert "```diff\n-" in said and "\n+" in said, "the bug's one-line diff in its answer"
+    assert "lab_spot_A_reveal" not in [b.key for b in at.button], "the answer replaces it"
 
 
 def test_the_pictures_order_is_the_sentences_own() -> None:

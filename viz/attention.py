@@ -108,10 +108,12 @@ def attention_grid(
     tokens: Sequence[str],
     title: str | None = None,
     key_tokens: Sequence[str] | None = None,
+    panel_titles: Sequence[str] | None = None,
 ) -> Figure:
     """Every layer x head as a small heatmap [L, H, T_query, T_key] (rows: layers).
 
-    Panels are titled "L1 H1", ...; they share one 0..1 colour scale. The left column and
+    Panels are titled "L1 H1", ... (or `panel_titles`, row by row: any grid of attention
+    maps of one sentence); they share one 0..1 colour scale. The left column and
     the bottom row name every token (small, the keys turned upright), or as many as fit;
     panels grow to give each query row room for its label. For very large grids (over 250k
     cells) hover shows positions instead of tokens to keep the figure light. The title
@@ -126,13 +128,11 @@ def attention_grid(
     panel_px = min(max(GRID_PANEL_PX, n_query * GRID_LABEL_PX), (MAX_HEIGHT - 160) / layers)
     height = int(min(MAX_HEIGHT, max(300, layers * panel_px + 160)))
     vertical_spacing = min(40 / height, 0.9 / max(layers - 1, 1))
-    layout = panel_grid(
-        layers,
-        heads,
-        min(0.02, 0.9 / max(heads - 1, 1)),
-        vertical_spacing,
-        [f"L{lay + 1} H{head + 1}" for lay in range(layers) for head in range(heads)],
-    )
+    names = escape_all(panel_titles or [f"L{lay + 1} H{head + 1}" for lay in range(layers)
+                                        for head in range(heads)])  # fmt: skip
+    check_length(names, layers * heads, "panel_titles")
+    layout = panel_grid(layers, heads, min(0.02, 0.9 / max(heads - 1, 1)), vertical_spacing,
+                        names)  # fmt: skip
     with_tokens = grid.size <= GRID_HOVER_CELLS_MAX
     customdata = (
         cell_customdata(tokens, keys, None)  # the hover reads the weight from z
@@ -142,7 +142,7 @@ def attention_grid(
     traces = []
     for lay in range(layers):
         for head in range(heads):
-            prefix = f"L{lay + 1} H{head + 1}<br>"
+            prefix = f"{names[lay * heads + head]}<br>"
             hover = (
                 prefix + ATTENTION_HOVER
                 if with_tokens

@@ -33,6 +33,12 @@ def as_is(choice: str) -> str:
     return choice
 
 
+def _reveal(key: str) -> None:
+    """The reveal button's callback: run before the script, so the run it starts draws the
+    answer in the button's place."""
+    st.session_state[f"{key}_shown"] = True
+
+
 def predict(key: str, question: str, choices: list[str], answer: str, why: str,
             label: Callable[[str], str] = as_is, more: str = "") -> bool:  # fmt: skip
     """Predict, then reveal: the class picks an answer, then the model's answer is shown.
@@ -40,7 +46,8 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
     one (`_` for constants): a guess is kept and compared as its id, in any language.
     `more`: markdown the revealed answer ends with (in a class, below the class's answer).
     Returns whether it is revealed (the step then draws its figure). Alone, the question is
-    the radio's own label: one element fewer for the browser to draw again each run."""
+    the radio's own label, and a revealed answer takes its button's place: fewer elements
+    for the server to send and the browser to draw again each run."""
     ss = st.session_state
     asked = _("**:material/quiz: Predict first.** {question}", question=question)
     joined = classroom.here()
@@ -52,10 +59,9 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
         return shown
     pick_ = st.radio(asked, choices, index=None, key=f"{key}_guess",
                      horizontal=True, format_func=label)  # fmt: skip
-    if st.button(_("Reveal the model's answer"), key=f"{key}_reveal", type="primary",
-                 icon=":material/visibility:"):  # fmt: skip
-        ss[f"{key}_shown"] = True
-    if not ss.get(f"{key}_shown"):
+    if not ss.get(f"{key}_shown"):  # once revealed, the answer takes the button's place
+        st.button(_("Reveal the model's answer"), key=f"{key}_reveal", type="primary",
+                  icon=":material/visibility:", on_click=_reveal, args=(key,))  # fmt: skip
         st.caption(_("Pick an answer with the class, then reveal."))
         return False
     said = _("The model's answer: **{answer}**. {why}", answer=md_escape(label(answer)), why=why)

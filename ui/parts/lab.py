@@ -80,21 +80,28 @@ def order(text: str, n: int) -> list[int]:
 
 
 def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
-    """The mistakes' pictures two by two, each under a letter, in an order of the sentence's
-    own: the class says which bug made each; its reveal gives the bug's one-line diff and
-    what it does to the numbers, and once one is revealed the model's own attention (the
-    same for every picture) is drawn once below them, to compare with."""
+    """The mistakes' pictures in one figure, two by two, each under a letter, in an order of
+    the sentence's own; below them one question a picture: the class says which bug made
+    each, and its reveal gives the bug's one-line diff and what it does to the numbers. Once
+    one is revealed, the model's own attention (the same for every picture) is drawn below,
+    to compare with."""
     found = spots(text, layer)
     where = (text[:MAX_SPOT_CHARS], layer, head)
     titles = [s.mistake.title for s in found]  # ids (English), shown through _()
     label = _("{model}, layer {layer}, head {head}", model=SPOT_MODEL, layer=layer + 1,
               head=head + 1)  # fmt: skip
     picks = list(zip(LETTERS, order(text, len(found)), strict=False))
-    revealed = False
-    for row in range(0, len(picks), 2):
-        for cell, (letter, n) in zip(st.columns(2), picks[row : row + 2], strict=False):
-            with cell:
-                revealed |= _spot(found[n], letter, key, where, titles, label, head)
+    pictures = np.stack([np.nan_to_num(found[n].weights[head], nan=0.0) for _l, n in picks])
+    cols = 2 if len(picks) % 2 == 0 else 1
+    chart(f"{key}_bugs", (*where, tuple(n for _l, n in picks)), viz.attention_grid,
+          pictures.reshape(-1, cols, *pictures.shape[1:]), found[0].tokens,
+          title=_("With one bug each: {label}", label=label),
+          panel_titles=[_("picture {letter}", letter=letter) for letter, _n in picks],
+          filename="lab_bugs")  # fmt: skip
+    columns, revealed = st.columns(cols), False
+    for i, (letter, n) in enumerate(picks):  # A and C on the left, as in the figure
+        with columns[i % cols]:
+            revealed |= _ask(found[n], letter, key, titles)
     if revealed:
         left, _right = st.columns(2)
         with left:
@@ -103,17 +110,10 @@ def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
                   filename="lab_model_attention")  # fmt: skip
 
 
-def _spot(s: Spot, letter: str, key: str, where: tuple, titles: list[str], label: str,
-          head: int) -> bool:
-    """One mistake's picture and its question; whether it is revealed."""
-    chart(f"{key}_{letter}", (*where, s.mistake.name), viz.attention_heatmap,
-          np.nan_to_num(s.weights[head], nan=0.0), s.tokens,
-          title=_("picture {letter}: {label}, with one bug", letter=letter, label=label),
-          filename=f"lab_bug_{letter}")  # fmt: skip
+def _ask(s: Spot, letter: str, key: str, titles: list[str]) -> bool:
+    """One picture's question; whether it is revealed (then its answer ends with the bug's
+    hint and its one-line diff)."""
     effects = md_escape("; ".join(s.effects())) + "."
-    if not predict(f"{key}_{letter}", _("Which bug made picture {letter}?", letter=letter),
-                   titles, s.mistake.title, effects, label=_,
-                   more=md_escape(_(s.mistake.hint))):  # fmt: skip
-        return False
-    st.code(s.mistake.diff, language="diff", wrap_lines=True)  # a half-width column
-    return True
+    more = md_escape(_(s.mistake.hint)) + f"\n\n```diff\n{s.mistake.diff}\n```"
+    return predict(f"{key}_{letter}", _("Which bug made picture {letter}?", letter=letter),
+                   titles, s.mistake.title, effects, label=_, more=more)  # fmt: skip
