@@ -177,14 +177,16 @@ def test_a_kept_trace_is_one_for_every_session_and_cannot_be_written_into(tiny_m
         t.layers[0].attention[0, 0, 0] = 1.0
 
 
-def test_a_figures_key_is_its_values_text_and_refuses_what_has_no_true_text() -> None:
-    """ui.figures keys a kept figure by the text of what it depends on: values that differ
-    give different texts (a number is not its string, numpy ids keep their values), and a
-    value whose text would not name it (an object, a list) is refused."""
+def test_a_cache_key_is_its_values_text_and_refuses_what_has_no_true_text() -> None:
+    """The caches (ui.cache.KEYS, ui.figures) key by the text of what a result depends on:
+    values that differ give different texts (a number is not its string), numpy numbers are
+    Python's (token ids key the same however they were made), and a value whose text would
+    not name it (an object, a list, an array) is refused."""
     from model import CLEAN, RunOptions
-    from ui.figures import key_text
+    from ui.cache import key_text
 
-    values = [(1,), ("1",), (np.int64(1),), (1.0,), ("mlm", (1, 2), CLEAN),
+    assert key_text((np.int64(1), (np.int32(2),))) == key_text((1, (2,)))
+    values = [(1,), ("1",), (1.0,), ("mlm", (1, 2), CLEAN),
               ("mlm", (1, 2), RunOptions(positions=False)), ("mlm", (1, 2, None)), (b"\x00",)]
     keys = [key_text(k) for k in values]
     assert len(set(keys)) == len(keys)

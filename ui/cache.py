@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
@@ -62,6 +63,36 @@ T = TypeVar("T")
 _depth = threading.local()
 
 
+# What a cache key may hold: its text (repr) names it, which holds only for values whose repr
+# writes out all they are (no "<object at 0x...>").
+_KEY_TYPES = (str, int, float, bool, bytes, type(None))
+
+
+def key_text(value: object) -> str:
+    """`value` (strings, numbers, bytes, None, and tuples and frozen dataclasses of them;
+    numpy numbers as Python's) as the text that names it in a cache. Streamlit hashes a
+    string in microseconds; a tuple of a sentence's numpy token ids took it 1.2 ms."""
+    return repr(_plain_key(value))
+
+
+def _plain_key(value: object) -> object:
+    if isinstance(value, tuple):
+        return tuple(_plain_key(item) for item in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _plain_key(getattr(value, f.name))
+    elif not isinstance(value, _KEY_TYPES):
+        raise TypeError(f"a cache key cannot hold a {type(value).__name__}")
+    return value
+
+
+# The cached functions' arguments that Streamlit would hash item by item, hashed as their
+# text (st.cache_data's and st.cache_resource's hash_funcs).
+KEYS = {tuple: key_text, RunOptions: key_text, Sampling: key_text}
+
+
 def model_work(fn: Callable[..., T]) -> Callable[..., T]:
     """Mark `fn` (under its cache decorator) as a model's work: timed into MODEL_LOG."""
     if not MODEL_LOG:
@@ -82,9 +113,29 @@ def model_work(fn: Callable[..., T]) -> Callable[..., T]:
     return timed_work
 
 
+_catalogue: tuple[tuple, dict[str, ModelInfo]] | None = None
+
+
+def _catalogue_source() -> tuple:
+    """What the catalogue is read from, as a key: the models folder's and models.toml's
+    modification times and the registered models (stat calls, not reading every config)."""
+    from model import registry
+
+    toml = Path(os.environ.get("GLASSBOX_MODELS") or registry.MODELS_TOML)
+    stamps = tuple((p.stat().st_mtime_ns, p.stat().st_size) if p.exists() else None
+                   for p in (registry.MODELS_DIR, toml))  # fmt: skip
+    return str(toml), stamps, tuple(registry._registered.items())
+
+
 def catalogue() -> dict[str, ModelInfo]:
-    """Every model the app offers (read from the checkpoints' configs, no weights)."""
-    return model.catalogue()
+    """Every model the app offers (read from the checkpoints' configs, no weights), read
+    again when a model folder is added or removed, models.toml changes or a model is
+    registered: reading it took 0.7 ms, several times a run."""
+    global _catalogue
+    source, kept = _catalogue_source(), _catalogue
+    if kept is None or kept[0] != source:
+        kept = _catalogue = (source, model.catalogue())
+    return dict(kept[1])
 
 
 def models_for(page: PageSpec) -> list[str]:
@@ -277,13 +328,13 @@ def read_only(value: T) -> T:
 
 # Traces are kept as they are, not pickled and copied per call as `st.cache_data` does: the
 # copy was 2-5 ms of a new sentence's server time.
-@st.cache_resource(show_spinner=False, max_entries=128)
+@st.cache_resource(show_spinner=False, max_entries=128, hash_funcs=KEYS)
 @model_work
 def _trace(text: str, name: str, device: str, options: RunOptions) -> Trace:
     return read_only(_load_model(name, device).trace_with(text, options))
 
 
-@st.cache_resource(show_spinner=False, max_entries=256)
+@st.cache_resource(show_spinner=False, max_entries=256, hash_funcs=KEYS)
 @model_work
 def _trace_ids(ids: tuple[int, ...], name: str, device: str, options: RunOptions) -> Trace:
     return read_only(_load_model(name, device).trace_with(list(ids), options))
@@ -308,7 +359,7 @@ def get_trace_ids(
     return labelled(_trace_ids(ids, name, device, options))
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@st.cache_data(show_spinner=False, max_entries=128, hash_funcs=KEYS)
 @model_work
 def fill_mask_ids(
     ids: tuple[int, ...], name: str, device: str, k: int, options: RunOptions = CLEAN
@@ -317,7 +368,7 @@ def fill_mask_ids(
     return _load_model(name, device).fill_mask_ids(list(ids), k, options)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@st.cache_data(show_spinner=False, max_entries=256, hash_funcs=KEYS)
 @model_work
 def next_distribution(
     ids: tuple[int, ...], name: str, device: str, sampling: Sampling, options: RunOptions = CLEAN
@@ -326,7 +377,7 @@ def next_distribution(
     return _load_model(name, device).next_distribution(list(ids), sampling, options)
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
+@st.cache_resource(show_spinner=False, max_entries=128, hash_funcs=KEYS)
 @model_work
 def trace_image(pixels: bytes, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
     """The trace of an 8x8 image given as its float32 bytes (hashable) through model `name`
@@ -360,7 +411,7 @@ def _inputs(inputs: str | tuple | bytes):
     return inputs
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=KEYS)
 @model_work
 def log_probs(
     inputs: str | tuple | bytes, name: str, device: str, runs: tuple[RunOptions, ...],
@@ -370,7 +421,7 @@ def log_probs(
     return _load_model(name, device).log_probs(_inputs(inputs), list(runs), list(at))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=KEYS)
 @model_work
 def logit_lens(inputs: str | tuple, name: str, device: str, at: tuple[int, ...]) -> np.ndarray:
     """[L + 1, len(at), V]: every layer's guess at positions `at`."""
@@ -380,7 +431,7 @@ def logit_lens(inputs: str | tuple, name: str, device: str, at: tuple[int, ...])
 IG_TOKEN_STEPS = 2048  # integrated gradients' budget: steps x tokens, for a small model
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64, hash_funcs=KEYS)
 @model_work
 def attribute(
     ids: tuple[int, ...], name: str, device: str, position: int, token: int, method: str
@@ -410,7 +461,7 @@ def vit_report() -> dict:
     return _report("vit_evaluation.json")
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@st.cache_data(show_spinner=False, max_entries=256, hash_funcs=KEYS)
 @model_work
 def translate(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Translation:
     """The greedy translation of `text` by model `name`, read from its cached trace (one
@@ -447,10 +498,11 @@ def evaluation_report() -> dict:
     return _report("evaluation.json")
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def vocabulary(name: str, device: str) -> list[str]:
-    """Every token of the vocabulary, by id."""
-    return _load_model(name, device).vocabulary()
+@st.cache_resource(show_spinner=False, max_entries=8)
+def vocabulary(name: str, device: str) -> tuple[str, ...]:
+    """Every token of the vocabulary, by id (one tuple for every session, not a copy per
+    call: a page asks for it each run)."""
+    return tuple(_load_model(name, device).vocabulary())
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

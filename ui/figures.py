@@ -11,13 +11,13 @@ rerun costs).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Hashable
 
 import numpy as np
 import streamlit as st
 
 from i18n import N_, _, language
+from ui.cache import key_text
 from ui.workarounds.chart import plot
 from viz import Figure, to_json, zoom
 
@@ -29,26 +29,6 @@ TOOLBAR = (N_("Download plot as a PNG"), N_("Zoom"), N_("Pan"), N_("Zoom in"), N
            N_("Show closest data on hover"), N_("Compare data on hover"))  # fmt: skip
 FULL_SCREEN = N_("Full screen")
 DRAW_FAILED = N_("This chart could not be drawn ({error}): reload the page.")
-
-
-# What a key may hold: its text (repr) names it, which holds only for values whose repr
-# writes out all they are (no "<object at 0x...>").
-_KEY_TYPES = (str, int, float, bool, bytes, type(None), np.generic)
-
-
-def key_text(value: Hashable) -> str:
-    """`value` (strings, numbers, bytes, None, numpy scalars, and tuples and frozen
-    dataclasses of them) as the text that names it in a cache. Streamlit hashes a string in
-    microseconds; a tuple of a sentence's numpy ids took it about half a millisecond."""
-    if isinstance(value, tuple):
-        for item in value:
-            key_text(item)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            key_text(getattr(value, f.name))
-    elif not isinstance(value, _KEY_TYPES):
-        raise TypeError(f"a figure's key cannot hold a {type(value).__name__}")
-    return repr(value)
 
 
 @st.cache_resource(max_entries=400, show_spinner=False)
