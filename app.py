@@ -7,10 +7,12 @@ Every page draws the shared frame itself, so a page also runs alone (as AppTest 
 
 import streamlit as st
 
+from ui import cpu_probe
 from ui.workarounds import dismiss_page_not_found, hand_over_often, in_legacy_mode
 from ui.workarounds.preload import preload_plotly
 
 hand_over_often()
+cpu_probe.start()  # only where the benchmark asks for it (GLASSBOX_CPU_PROBE)
 
 st.set_page_config(
     page_title="Transformer Glassbox",

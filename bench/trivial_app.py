@@ -5,8 +5,17 @@ self-test), so each browser timing of the app can be reported as a ratio to the 
 measurement on this page.
 """
 
+import sys
+from pathlib import Path
+
 import streamlit as st
 
+ROOT = str(Path(__file__).resolve().parent.parent)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+from ui import cpu_probe  # noqa: E402  (the benchmark's exact CPU reading, as the app's)
+
+cpu_probe.start()
 st.set_page_config(page_title="Trivial baseline")
 
 # One widget that stands in for the sentence box, one for the layer/head pickers.
