@@ -70,8 +70,8 @@ _KEY_TYPES = (str, int, float, bool, bytes, type(None))
 
 def key_text(value: object) -> str:
     """`value` (strings, numbers, bytes, None, and tuples and frozen dataclasses of them;
-    numpy numbers as Python's) as the text that names it in a cache. Streamlit hashes a
-    string in microseconds; a tuple of a sentence's numpy token ids took it 1.2 ms."""
+    numpy numbers as Python's) as the text that names it in a cache. A cached call keyed by
+    one string cost 0.03 ms; by a tuple of a sentence's numpy token ids, 1.2 ms."""
     return repr(_plain_key(value))
 
 
@@ -130,7 +130,7 @@ def _catalogue_source() -> tuple:
 def catalogue() -> dict[str, ModelInfo]:
     """Every model the app offers (read from the checkpoints' configs, no weights), read
     again when a model folder is added or removed, models.toml changes or a model is
-    registered: reading it took 0.7 ms, several times a run."""
+    registered: reading it took 0.7 ms, and the lecture steps and the sidebar ask every run."""
     global _catalogue
     source, kept = _catalogue_source(), _catalogue
     if kept is None or kept[0] != source:

@@ -93,7 +93,7 @@ def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
     picks = list(zip(LETTERS, order(text, len(found)), strict=False))
     pictures = np.stack([np.nan_to_num(found[n].weights[head], nan=0.0) for _l, n in picks])
     cols = 2 if len(picks) % 2 == 0 else 1
-    chart(f"{key}_bugs", (*where, tuple(n for _l, n in picks)), viz.attention_grid,
+    chart(f"{key}_bugs", where, viz.attention_grid,  # the order: of the text
           pictures.reshape(-1, cols, *pictures.shape[1:]), found[0].tokens,
           title=_("With one bug each: {label}", label=label),
           panel_titles=[_("picture {letter}", letter=letter) for letter, _n in picks],
