@@ -62,8 +62,10 @@ def language() -> str:
     if ctx is None:
         lang = os.environ.get("GLASSBOX_LANG", DEFAULT)
         return lang if lang in LANGUAGES else DEFAULT
-    state = ctx.session_state  # a SafeSessionState: no .get()
-    lang = state[STATE_KEY] if STATE_KEY in state else DEFAULT  # noqa: SIM401
+    try:  # one lookup: a SafeSessionState has no .get(), and `in` looks the key up too
+        lang = ctx.session_state[STATE_KEY]
+    except KeyError:
+        return DEFAULT
     return lang if lang in LANGUAGES else DEFAULT
 
 

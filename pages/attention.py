@@ -16,6 +16,7 @@ from ui.show import (
     download_csv,
     download_json,
     layer_head,
+    numbers,
     raw_column,
     token_labels,
     window_picker,
@@ -84,10 +85,14 @@ def draw(view: View) -> None:
     head_view(view, other)
 
     # Every layer and head at once (a summary per head and a page of layers for big models)
-    t = view.trace
     layer_grid(view)
 
-    st.subheader(_("Numbers"))
+    numbers("attention", lambda: downloads(view))
+
+
+def downloads(view: View) -> None:
+    """Every layer's and head's attention weights, to download."""
+    t = view.trace
     record = {"sentence": view.sentence, "model": view.model_name, "tokens": t.tokens}
     record["raw_tokens"] = t.raw_tokens
     record["attention[layer][head][query][key]"] = t.attention_stack()

@@ -12,7 +12,7 @@ from ui.frame import frame
 from ui.parts import compare
 from ui.parts.interventions.pages import KEPT, RESET, text_attribution, text_knockout, text_lens
 from ui.parts.masked import MAX_DRAWN, bert_masking, guesses, mask_attention
-from ui.show import download_json, keep_state, lazy_sections, token_labels
+from ui.show import download_json, keep_state, lazy_sections, numbers, token_labels
 from ui.view import View
 
 
@@ -77,7 +77,12 @@ def draw(view: View) -> None:
         "patch": (_("Patch A into B"), lambda: compare.patch_into(view, other)),
     })  # fmt: skip
 
-    st.subheader(_("Numbers"))
+    numbers("masked", lambda: downloads(view, t, mt, masked, ranked))
+
+
+def downloads(view: View, t, mt, masked: list[int], ranked) -> None:
+    """The masked sentence's guesses, to download."""
+    name = view.model_name
     predictions = [
         {"position": p, "original": t.tokens[p],
          "candidates": [{"token": w, "probability": q} for w, q in c]}

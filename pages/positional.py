@@ -8,8 +8,8 @@ from i18n import _
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts import compare
-from ui.parts.positional import ORDER_PAIR, kind_of, order_matters
-from ui.show import download_csv, keep_state, lazy_sections, raw_column, token_labels, window_picker
+from ui.parts.positional import ORDER_PAIR, downloads, kind_of, order_matters
+from ui.show import keep_state, lazy_sections, numbers, token_labels, window_picker
 from ui.view import View
 
 
@@ -118,19 +118,7 @@ def draw(view: View) -> None:
 
     sections(view, labels, window)
 
-    st.subheader(_("Numbers"))
-    c1, c2 = st.columns(2)
-    with c1:
-        name = "positional_encoding.csv"
-        download_csv(_("Positional encoding (CSV)"), t.positional, labels, None, "pos_dl_pe", name,
-                     raw_column(t))  # fmt: skip
-    with c2:
-        inputs = t.embeddings + t.positional
-        name = "input.csv"
-        download_csv(
-            _("Input = embedding + position (CSV)"), inputs, labels, None, "pos_dl_input", name,
-            raw_column(t),
-        )  # fmt: skip
+    numbers("positional", lambda: downloads(t, labels))
 
 
 frame(

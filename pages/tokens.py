@@ -15,6 +15,7 @@ from ui.show import (
     download_json,
     keep_state,
     lazy_sections,
+    numbers,
     raw_column,
     token_labels,
     tokens_caption,
@@ -113,7 +114,12 @@ def draw(view: View) -> None:
     cos = analysis.cosine_matrix(t.embeddings)
     sections(view, labels, dims, cos)
 
-    st.subheader(_("Numbers"))
+    numbers("tokens", lambda: downloads(view, labels, dims, cos))
+
+
+def downloads(view: View, labels: list[str], dims: list[str], cos) -> None:
+    """The embeddings, their cosine similarity and the tokens, to download."""
+    t = view.trace
     c1, c2, c3 = st.columns(3)
     raw = raw_column(t)
     with c1:

@@ -12,7 +12,14 @@ from ui.figures import chart
 from ui.frame import frame
 from ui.parts.interventions.pages import KEPT, vision_knockout
 from ui.parts.vision import choose_image
-from ui.show import download_csv, download_json, keep_state, layer_head, lazy_sections
+from ui.show import (
+    download_csv,
+    download_json,
+    keep_state,
+    layer_head,
+    lazy_sections,
+    numbers,
+)
 from ui.view import Opened
 
 INTRO = _(
@@ -117,7 +124,12 @@ def draw(opened: Opened) -> Trace:
 
     sections(opened, t, where, grid, patch)
 
-    st.subheader(_("Numbers"))
+    numbers("vision", lambda: downloads(t, caption, name, ranked))
+    return t  # the frame writes its timing after the page: the first chart leaves first
+
+
+def downloads(t: Trace, caption: str, name: str, ranked: list) -> None:
+    """The image, the prediction and every head's attention, to download."""
     c1, c2 = st.columns(2)
     with c1:
         download_csv(_("Image (CSV)"), t.image, [str(r) for r in range(len(t.image))], None,
@@ -127,7 +139,6 @@ def draw(opened: Opened) -> Trace:
         record |= {"probabilities": dict(ranked), "attention[layer][head][query][key]":
                    t.attention_stack()}  # fmt: skip
         download_json(_("Prediction and attention (JSON)"), record, "vit_dl_json", "vit.json")
-    return t  # the frame writes its timing after the page: the first chart leaves first
 
 
 frame(

@@ -155,7 +155,8 @@ def test_a_registered_tiny_model_serves_every_page_its_capabilities_allow(
     served = [name for name in tiny_models.values() if spec.serves(infos[name])]
     assert served, "every page serves some kind of model"
     for name in served:
-        at = page(spec.key, "the dog bit the man", model=name, tr_sentence="the dog bit the man")
+        at = page(spec.key, "the dog bit the man", model=name, tr_sentence="the dog bit the man",
+                  w_more_open=True)  # the sidebar's timing: drawn while its expander is open
         assert_ok(at)
         menu = at.selectbox(key="w_model")
         offered = {option.split(" · ")[0] for option in menu.options}  # "name · what it is"
@@ -311,7 +312,7 @@ def test_masked_page_ranks_tokens_for_each_mask() -> None:
 
 
 def test_masked_page_masks_a_chosen_token() -> None:
-    at = page("masked", PROBES[0])
+    at = page("masked", PROBES[0], w_more_open=True)
     assert_ok(at)
     assert at.multiselect(key="mask_tokens").value == [11], "'bank' is masked by default"
     assert "was “bank”" in charts(at)["mask_topk_0"]["layout"]["title"]["text"]
@@ -421,6 +422,7 @@ def test_a_failing_trace_keeps_the_sentence_box() -> None:
 def test_a_failing_page_keeps_the_sentence_box_and_the_timing() -> None:
     at = AppTest.from_function(_page_that_fails, default_timeout=TIMEOUT)
     at.session_state["shared_sentence"] = PROBES[0]
+    at.session_state["w_more_open"] = True  # "Device, timing, sharing" open
     at.run()
     assert len(at.exception) == 1, "the error is shown (its message redacted, config.toml)"
     assert at.text_area(key="sentence").value == PROBES[0], "a new sentence can be typed"
@@ -469,7 +471,7 @@ def test_a_cuda_failure_falls_back_to_the_cpu(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(ui.cache, "cuda_available", lambda: True)
     monkeypatch.setattr(ui.cache, "load_model", broken_gpu)
-    at = page("attention", "the dog bit the man", device="cuda")
+    at = page("attention", "the dog bit the man", device="cuda", w_more_open=True)
     assert_ok(at)
     assert "cuda" in at.selectbox(key="w_device").options
     assert any("Running on the CPU instead" in w.value for w in at.warning)
@@ -485,8 +487,11 @@ def test_without_a_gpu_cuda_cannot_be_chosen(monkeypatch: pytest.MonkeyPatch) ->
     assert at.session_state["device"] == "auto"
 
 
-def test_the_sidebar_shows_the_forward_pass_time_and_device() -> None:
+def test_the_sidebar_shows_the_forward_pass_time_and_device_while_it_is_open() -> None:
     at = page("tokens", "the cat sat")
+    assert not at.sidebar.metric, "folded: a new sentence sends no timing"
+    at.session_state["w_more_open"] = True  # what opening "Device, timing, sharing" sets
+    at.run()
     (metric,) = at.sidebar.metric
     assert metric.label == "Forward pass" and metric.value.endswith(" ms")
     assert any("on **cpu**" in c.value or "on **cuda" in c.value for c in at.sidebar.caption)

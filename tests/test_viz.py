@@ -143,7 +143,8 @@ def test_matrix_heatmap_rows_are_tokens_columns_are_dimensions(rng: np.random.Ge
     assert list(trace.x) == list(range(20))
     assert trace.zmid == 0 and trace.colorscale is not None
     assert trace.text is None  # 6 x 20 is too big for numbers in the cells
-    assert trace.customdata[4, 3, 0] == "the" and trace.customdata.shape == (T, 20, 2)
+    cells = np.asarray(trace.customdata, dtype=object)  # row labels: the hover says %{x}
+    assert cells[4, 3, 0] == "the" and cells.shape == (T, 20, 1)
     assert "%{z:.3f}" in trace.hovertemplate  # every value finite: the hover reads z
 
 
@@ -186,7 +187,8 @@ def test_similarity_heatmap(rng: np.random.Generator) -> None:
     assert (trace.zmin, trace.zmax, trace.zmid) == (-1, 1, 0)
     assert_token_axis(fig.layout.xaxis, TOKENS)
     assert_token_axis(fig.layout.yaxis, TOKENS)
-    assert trace.customdata[0, 1, 0] == "the" and trace.customdata[0, 1, 1] == "cat"
+    cells = np.asarray(trace.customdata, dtype=object)
+    assert cells[0, 1, 0] == "the" and cells[0, 1, 1] == "cat"
 
 
 def test_pca_2d_recovers_the_dominant_direction(rng: np.random.Generator) -> None:
@@ -286,7 +288,7 @@ def test_attention_heatmap_data_axes_and_hover(rng: np.random.Generator) -> None
     assert_token_axis(fig.layout.yaxis, TOKENS)
     assert fig.layout.yaxis.autorange == "reversed"
     # query row 1 ("cat"), key column 4 (the second "the")
-    assert list(trace.customdata[1, 4][:2]) == ["cat", "the"]
+    assert list(np.asarray(trace.customdata, dtype=object)[1, 4][:2]) == ["cat", "the"]
     assert "→" in trace.hovertemplate and "%{customdata[0]}" in trace.hovertemplate
     assert trace.text is not None  # 6 x 6: the weights are printed
 
@@ -297,7 +299,7 @@ def test_attention_heatmap_cross_attention_keys(rng: np.random.Generator) -> Non
     fig = plotly_figure(viz.attention_heatmap(weights, ["나는", "학교에", "간다"], key_tokens=keys))
     assert_token_axis(fig.layout.xaxis, keys)
     assert_token_axis(fig.layout.yaxis, ["나는", "학교에", "간다"])
-    assert list(fig.data[0].customdata[2, 3][:2]) == ["간다", "school"]
+    assert list(np.asarray(fig.data[0].customdata, dtype=object)[2, 3][:2]) == ["간다", "school"]
     with pytest.raises(ValueError):
         viz.attention_heatmap(weights, ["a", "b", "c"])
 
@@ -312,7 +314,7 @@ def test_attention_grid_has_a_panel_per_layer_and_head(rng: np.random.Generator)
     assert titles[:3] == ["L1 H1", "L1 H2", "L1 H3"] and titles[-1] == "L2 H3"
     assert {trace.coloraxis for trace in panels} == {"coloraxis"}
     assert fig.layout.coloraxis.cmin == 0 and fig.layout.coloraxis.cmax == 1
-    assert list(panels[0].customdata[0, 1][:2]) == ["the", "cat"]
+    assert list(np.asarray(panels[0].customdata, dtype=object)[0, 1][:2]) == ["the", "cat"]
     assert fig.layout.height <= MAX_HEIGHT
 
 
@@ -338,7 +340,7 @@ def test_causal_mask_is_minus_infinity_exactly_above_the_diagonal() -> None:
     np.testing.assert_array_equal(np.asarray(trace.z) == 1, above)  # dark exactly above
     text = np.asarray(trace.text)
     assert np.all(text[above] == "-∞") and np.all(text[~above] == "0")
-    assert np.all(trace.customdata[:, :, 2][above] == "-∞")
+    assert np.all(np.asarray(trace.customdata, dtype=object)[:, :, 2][above] == "-∞")
     assert_token_axis(fig.layout.xaxis, TOKENS)
     assert_token_axis(fig.layout.yaxis, TOKENS)
 

@@ -251,8 +251,9 @@ CONTEXT_LOGGER = "streamlit.runtime.scriptrunner_utils.script_run_context"
 
 
 def warm_up() -> None:
-    """Once per process, in a background thread: import PyTorch and load every shipped
-    model (on "auto"), so that later pages and sessions find them loaded. Only in a server
+    """Once per process, in a background thread: import PyTorch, load every shipped model
+    (on "auto") and the vision page's test digits, so that later pages and sessions find
+    them loaded. Only in a server
     (not under AppTest, whose process may end while the thread is importing)."""
     from streamlit.runtime import exists
 
@@ -270,6 +271,7 @@ def warm_up() -> None:
         device = model.pick_device("auto")
         for name in model.shipped():
             _load_model(name, device)  # no session here: no spinner
+        digits_test_set()  # the vision page's digits: scikit-learn and SciPy, imported now
         # What is loaded by now lives as long as the process. Out of the collector's sight
         # (gc.freeze), it is no longer walked by Python's full collections, which took
         # 50-140 ms each with the interpreter lock held (one in about 40 new inputs).

@@ -12,7 +12,7 @@ import streamlit as st
 
 import analysis
 import viz
-from i18n import _, language
+from i18n import N_, _, language
 from model import Trace
 from model.tokenizer import SPACE_MARK, Encoded
 
@@ -28,6 +28,16 @@ def when_open(label: str, key: str, icon: str, draw: Callable[[], None]) -> None
     if box.open:
         with box:
             draw()
+
+
+NUMBERS = N_("Numbers to download")
+
+
+def numbers(page: str, draw: Callable[[], None]) -> None:
+    """`page`'s downloads (its numbers as CSV or JSON) in an expander at the page's foot,
+    `draw()` run only while it is open (`when_open`): a new input sends one folded line,
+    not a heading and a row of buttons."""
+    when_open(_(NUMBERS), f"{page}_numbers_open", ":material/download:", draw)
 
 
 def section_key(page: str) -> str:

@@ -43,10 +43,6 @@ def sentence_inputs(page: str) -> None:
     lecture's examples, an upload."""
     ss = st.session_state
     ss["sentence"] = ss[state.SENTENCE]  # widget state is dropped between pages: copy it back
-    st.markdown(
-        _(":material/search: **{app}**: type a sentence here and watch a Transformer read it.",
-          app=APP_NAME)
-    )  # fmt: skip
     st.text_area(
         _("Sentence"),
         key="sentence",
@@ -115,10 +111,10 @@ def language_menu() -> None:
 Slot = st.delta_generator.DeltaGenerator  # a place in the sidebar, filled later
 
 
-def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot, Slot | None]:
+def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot | None, Slot | None]:
     """Draw the shared sidebar, its model menu offering `models`; returns its places for the
-    timing and (when the page reads the shared sentence) for the sentence inputs, both
-    filled later by the page's body (`body`)."""
+    timing (None while its expander is folded) and (when the page reads the shared
+    sentence) for the sentence inputs, both filled later by the page's body (`body`)."""
     ss = st.session_state
     ss["w_model"] = chosen
     # Asking for a GPU imports PyTorch (~1.3 s): not on a first visit, unless cuda is asked.
@@ -131,9 +127,14 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot, Slot 
     infos = cache.catalogue()
 
     with st.sidebar:
-        inputs = st.container() if sentence else None  # the body draws them (`frame`)
-        if not sentence:
+        if sentence:  # the line above the inputs stays; the body draws the inputs (`frame`)
+            st.markdown(
+                _(":material/search: **{app}**: type a sentence here and watch a Transformer "
+                  "read it.", app=APP_NAME)
+            )  # fmt: skip
+        else:
             st.markdown(f":material/search: **{APP_NAME}**")
+        inputs = st.container() if sentence else None
         st.selectbox(
             _("Model"),
             models,
@@ -144,8 +145,12 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot, Slot 
         )
         folder_box()  # only where models.toml allows typing a folder
         language_menu()
-        # What a class does not need on screen: folded at the sidebar's bottom.
-        with st.expander(_("Device, timing, sharing"), icon=":material/speed:"):
+        # What a class does not need on screen: folded at the sidebar's bottom. Opening it
+        # reruns the page, which then writes its timing there: while it is closed, a new
+        # sentence sends no timing (`Opened.show_timing`).
+        box = st.expander(_("Device, timing, sharing"), icon=":material/speed:",
+                          key="w_more_open", on_change="rerun")  # fmt: skip
+        with box:
             st.selectbox(
                 _("Device"),
                 devices,
@@ -157,7 +162,7 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot, Slot 
                 st.caption(_("cuda: offered once PyTorch has loaded, if there is a GPU."))
             elif not has_cuda:
                 st.caption(_("cuda: no GPU found on this machine, so it cannot be chosen."))
-            timing = st.container()
+            timing = st.container() if box.open else None
             st.caption(_("The address bar holds the page and its choices: copy it to share."))
     return timing, inputs
 

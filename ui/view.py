@@ -21,7 +21,7 @@ class Opened:
     page: PageSpec
     model_name: str  # the model this page runs
     device: str  # where it runs
-    timing: Slot  # the sidebar's place for the timing
+    timing: Slot | None  # the sidebar's place for the timing (None: folded, not drawn)
     inputs: Slot | None = None  # the sidebar's place for the sentence inputs, if any
     loaded: bool = True  # False: opened with load=False, the device not yet chosen
 
@@ -31,7 +31,9 @@ class Opened:
         return cache.load_model(self.model_name, self.device)
 
     def show_timing(self, seconds: float, detail: str) -> None:
-        """The forward pass's wall time and what ran, in the sidebar."""
+        """The forward pass's wall time and what ran, in the sidebar (where it is open)."""
+        if self.timing is None:
+            return
         with self.timing:
             st.metric(
                 _("Forward pass"),

@@ -395,18 +395,28 @@ def signed_limit(*arrays: np.ndarray) -> float:
     return largest or 1.0
 
 
+class Labels(list):
+    """Nested lists of hover labels (strings and numbers, no numpy): JSON as they are."""
+
+
 def cell_customdata(
-    row_labels: Sequence[object], col_labels: Sequence[object], values_text: np.ndarray | None
-) -> np.ndarray:
-    """Per-cell hover data [row label, column label, value text] for a heatmap, shape
-    [R, C, 3]; [R, C, 2] without `values_text` (the hover then reads the number from z)."""
-    rows, cols = len(row_labels), len(col_labels)
-    data = np.empty((rows, cols, 2 if values_text is None else 3), dtype=object)
-    data[:, :, 0] = np.asarray(hover_all(row_labels), dtype=object)[:, None]
-    data[:, :, 1] = np.asarray(hover_all(col_labels), dtype=object)[None, :]
-    if values_text is not None:
-        data[:, :, 2] = values_text
-    return data
+    row_labels: Sequence[object], col_labels: Sequence[object] | None,
+    values_text: np.ndarray | None, *, shape: tuple[int, int] | None = None,
+) -> Labels:
+    """Per-cell hover data [row label, column label, value text] for a heatmap, nested
+    lists [R][C][3]; [R][C][2] without `values_text` (the hover then reads the number from
+    z); [R][C][1], the row labels alone, without the column labels too (`shape` then gives
+    R, C: a hover that names the column by its number, %{x}). A row's cells then share one
+    list: JSON writes it in each cell."""
+    rows = hover_all(row_labels)
+    if col_labels is None and values_text is None:
+        cols = shape[1] if shape is not None else 0
+        return Labels([[row]] * cols for row in rows)
+    cols = hover_all(col_labels) if col_labels is not None else [""] * shape[1]
+    if values_text is None:
+        return Labels([[row, col] for col in cols] for row in rows)
+    return Labels([[row, col, text] for col, text in zip(cols, texts, strict=True)]
+                  for row, texts in zip(rows, np.asarray(values_text).tolist(), strict=True))
 
 
 def char_widths(text: str) -> float:
@@ -491,7 +501,8 @@ def heatmap_trace(
     """The one heatmap trace all builders use: integer x/y, customdata hover, and numbers
     in the cells where they fit (`cell_text_font`), else on hover only.
 
-    customdata holds [row label, column label] per cell, and the hover template's
+    customdata holds [row label, column label] per cell (the row label alone where the
+    template does not read the column's, `%{customdata[1]}`), and the hover template's
     `%{customdata[2]}` (the value) reads z in `hover_fmt`; a matrix with ±inf cells (gaps, NaN
     in z) keeps each value's text as customdata[2], "∞" for those.
     """
@@ -504,8 +515,9 @@ def heatmap_trace(
         "z": finite_or_nan(values),
         "x": list(range(values.shape[1])),
         "y": list(range(values.shape[0])),
-        "customdata": cell_customdata(row_labels, col_labels,
-                                      None if exact else cell_text(values, hover_fmt)),
+        "customdata": cell_customdata(
+            row_labels, col_labels if not exact or "customdata[1]" in hovertemplate else None,
+            None if exact else cell_text(values, hover_fmt), shape=values.shape),
         "hovertemplate": (hovertemplate.replace("%{customdata[2]}", f"%{{z:{hover_fmt}}}")
                           if exact else hovertemplate),
         "hoverongaps": True,
@@ -580,7 +592,9 @@ _CONTAINERS = (dict, list, tuple, np.ndarray)
 def _plain(value: Any, key: str = "") -> Any:
     """`value` with its numpy arrays as typed arrays (or lists: `typed_array`); dicts are
     copied, the figure itself is left as it is. An array in a list is written as a list,
-    as plotly.py does."""
+    as plotly.py does. `Labels` are written as they are."""
+    if isinstance(value, Labels):
+        return value
     if isinstance(value, dict):
         return {k: _plain(v, k) for k, v in value.items()}
     if isinstance(value, np.ndarray):

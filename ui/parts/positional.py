@@ -14,9 +14,9 @@ import streamlit as st
 
 import analysis
 from i18n import N_, _, particle
-from model import RunOptions
+from model import RunOptions, Trace
 from ui import cache
-from ui.show import md_escape
+from ui.show import download_csv, md_escape, raw_column
 from ui.view import View
 
 EXACT = 0.9999  # a cosine this close to 1 is "the same vector" (float32 sums)
@@ -110,3 +110,14 @@ def order_matters(view: View) -> None:
     rows = analysis.order_table(on, off)
     st.dataframe(shown(rows), hide_index=True)
     st.caption(caption(rows, name, switched=name != view.model_name))
+
+
+def downloads(t: Trace, labels: list[str]) -> None:
+    """The positional encoding and the input (embedding + position), to download."""
+    c1, c2 = st.columns(2)
+    with c1:
+        download_csv(_("Positional encoding (CSV)"), t.positional, labels, None, "pos_dl_pe",
+                     "positional_encoding.csv", raw_column(t))  # fmt: skip
+    with c2:
+        download_csv(_("Input = embedding + position (CSV)"), t.embeddings + t.positional,
+                     labels, None, "pos_dl_input", "input.csv", raw_column(t))  # fmt: skip
