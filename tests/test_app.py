@@ -26,6 +26,7 @@ from ui.lecture.frame import OVERVIEW
 from ui.lecture.syllabus import STEPS
 from ui.registry import BY_KEY
 from ui.registry import PAGES as PAGE_SPECS
+from ui.show import section_widget
 from ui.state import MAX_UPLOAD_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +126,7 @@ def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
     assert chosen.proto.set_value
     at.slider(key="mask_k").set_value(6).run()  # any run sends the value the page uses
     assert at.multiselect(key="mask_tokens").proto.set_value
-    assert "Where the [MASK] looked" in [tab.label for tab in at.tabs]
+    assert "Where the [MASK] looked" in at.button_group(key=section_widget("masked")).options
     assert not at.info
 
 

@@ -52,6 +52,7 @@ from tests.walk import (
     markup_shown,
     messages,
     page_text,
+    section_options,
     views,
 )
 from ui.lecture.syllabus import BY_SLUG
@@ -279,9 +280,9 @@ def test_walk(key: str, lang: str, forward_passes: list[int],
     title = expected_title(key, first, lang)
     failures: list[str] = []
     downloads = bool(first.get("download_button"))  # or in the page's folded Numbers
-    tabs_wrong = bool(first.tabs) != (key in TABBED) or len(first.tabs) != len(section_ids(key))
-    if key in PAGES and tabs_wrong:
-        failures.append(f"tabs {[t.label for t in first.tabs]}")
+    tabs = section_options(first, key)
+    if key in PAGES and (bool(tabs) != (key in TABBED) or len(tabs) != len(section_ids(key))):
+        failures.append(f"sections {tabs}")
     for view in views(key, first, lang):
         base = first if view.name == "first view" else view.open(key, lang)
         downloads |= view.name == f"expander {key}_numbers_open" and bool(base.download_button)

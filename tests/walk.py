@@ -92,13 +92,19 @@ def reveal_buttons(at: AppTest) -> list[str]:
     return [b.key for b in at.button if b.key and b.key.endswith("_reveal")]
 
 
+def section_options(at: AppTest, page: str) -> list[str]:
+    """The labels of `page`'s section picker as drawn ([] without one: ui.show.lazy_sections)."""
+    return [o for b in at.button_group if (b.key or "").startswith(section_key(page))
+            for o in b.options]  # fmt: skip
+
+
 def views(key: str, first: AppTest, lang: str) -> list[View]:
     """Every view the page offers, found from its first run (`first`): each section tab,
     each expander drawn only while open, each toggle turned on, each short radio's other
     options, each question revealed (also one found only inside an expander)."""
     found = [View("first view")]
     found += [View(f"tab {tab}", [set_state(section_key(key), tab)], tab=tab)
-              for tab in section_ids(key)[1:] if first.tabs]  # fmt: skip
+              for tab in section_ids(key)[1:] if section_options(first, key)]  # fmt: skip
     opened = [View(f"expander {e.key}", [set_state(e.key, True)])
               for e in first.expander if getattr(e, "key", None)]  # fmt: skip
     opened += [View(f"toggle {t.key}", [switch_on(t.key)]) for t in first.toggle if t.key]

@@ -60,12 +60,21 @@ def _on_tab(key: str, widget: str, ids: dict[str, str]) -> None:
     st.session_state[key] = ids.get(st.session_state[widget], st.session_state.get(key))
 
 
+SECTIONS = N_("The page's sections")  # the section picker's label (read aloud, not shown)
+
+
+def section_widget(page: str) -> str:
+    """The key of `page`'s section picker in the session's language (`lazy_sections`)."""
+    return f"{section_key(page)}_tabs_{language()}"
+
+
 def lazy_sections(page: str, parts: dict[str, Section]) -> None:
-    """`page`'s sections as tabs, `parts` keyed by each tab's id: (its label, its draw).
-    Only the open tab is computed and sent (a tab switch reruns; its draw function runs
-    inside it): a new input costs only what is on screen. Which tab is open is kept as its
-    id in `section_key(page)`, across new inputs and a change of language: the tabs'
-    widget (whose value Streamlit keeps as the label) has the language in its key and
+    """`page`'s sections, `parts` keyed by each one's id: (its label, its draw), picked in a
+    row of buttons above them (a segmented control, one element: tabs were one a tab and
+    one for the bar, each sent again by every new input). Only the open section is computed
+    and sent (a switch reruns): a new input costs only what is on screen. Which one is open
+    is kept as its id in `section_key(page)`, across new inputs and a change of language:
+    the picker (whose value Streamlit keeps as the label) has the language in its key and
     follows the id."""
     ss = st.session_state
     key, ids = section_key(page), list(parts)
@@ -73,14 +82,12 @@ def lazy_sections(page: str, parts: dict[str, Section]) -> None:
     labels = [_(label) for label, _draw in parts.values()]
     if ss.get(key) not in parts:
         ss[key] = ids[0]
-    widget = f"{key}_tabs_{language()}"
+    widget = section_widget(page)
     ss[widget] = labels[ids.index(ss[key])]
-    tabs = st.tabs(labels, key=widget, on_change=_on_tab,
-                   args=(key, widget, dict(zip(labels, ids, strict=True))))  # fmt: skip
-    for tab, (_label, draw) in zip(tabs, parts.values(), strict=True):
-        if tab.open:
-            with tab:
-                draw()
+    st.segmented_control(_(SECTIONS), labels, key=widget, required=True, on_change=_on_tab,
+                         args=(key, widget, dict(zip(labels, ids, strict=True))),
+                         label_visibility="collapsed")  # fmt: skip
+    parts[ss[key]][1]()
 
 
 def keep_state(*keys: str, **defaults: object) -> None:

@@ -416,7 +416,7 @@ class Session:
         for key in SENTENCE_PAGES[1:]:
             shown = lambda k=key: self.tokens_shown(plan.tokens[k, me.sentence])  # noqa: E731
             if key in harness.TOKEN_TABS:  # no axis of tokens on its first tab: open the tab
-                tab = page.get_by_role("tab", name=harness.TOKEN_TABS[key], exact=True)
+                tab = harness.section(page, harness.TOKEN_TABS[key])
                 await self.timed("page", self.nav(key), tab.wait_for, page=key)
                 await self.timed("page", tab.click, shown)
             else:

@@ -271,11 +271,15 @@ def after_rerun(page, action: Callable[[], object], timeout: float = 30.0) -> No
 TOKEN_TABS = {"masked": "Where the [MASK] looked"}
 
 
+def section(page, label: str):
+    """The button of a page's section `label` (ui.show.lazy_sections' picker)."""
+    return page.get_by_test_id("stButtonGroup").get_by_role("radio", name=label, exact=True)
+
+
 def open_tab(page, label: str, timeout: float = 60.0) -> None:
-    """Open one of a page's section tabs (ui.show.lazy_tabs: its content is computed and
+    """Open one of a page's sections (ui.show.lazy_sections: its content is computed and
     sent only then, by a rerun) and wait for that rerun to finish."""
-    tab = page.get_by_role("tab", name=label, exact=True)
-    after_rerun(page, tab.click, timeout)
+    after_rerun(page, section(page, label).click, timeout)
 
 
 def open_app(page, url: str, timeout: float = 60.0, charts: bool = False) -> None:
