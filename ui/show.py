@@ -262,7 +262,8 @@ def head_label(h: int | str) -> str:
 def layer_head(prefix: str, n_layers: int, n_heads: int, layer: int = 0, average: bool = True):
     """Layer and head pickers (radios, keys <prefix>_layer / <prefix>_head); the head may be
     "average". Returns (layer, head, a label such as "layer 2, head 3")."""
-    c1, c2 = st.columns(2)
+    # One row (a horizontal container: one element, where two columns are three)
+    c1 = c2 = st.container(horizontal=True, gap="large")
     # Radios up to RADIO_MAX choices; a slider beyond (a real model's 30 layers)
     chosen = (
         c1.radio(_("Layer"), range(n_layers), index=layer, key=f"{prefix}_layer",

@@ -109,6 +109,10 @@ def test_page_from_shared_url_renders_and_follows_typing(
     if page_key not in TOKEN_TAB:
         page.screenshot(path=str(screenshot_dir / f"{page_key}.png"))
 
+    # The sidebar's timing is written while "Device, timing, sharing" is open: open it.
+    more = page.get_by_test_id("stSidebar").get_by_text("Device, timing, sharing", exact=True)
+    harness.after_rerun(page, more.click)
+
     # Typing a new sentence updates the tokens shown (and the URL).
     type_sentence(page, TYPED)
     wait_for_tokens(page, expected_tokens(tokenizers, page_key, TYPED))

@@ -83,8 +83,8 @@ def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
     """The mistakes' pictures in one figure, two by two, each under a letter, in an order of
     the sentence's own; below them one question a picture: the class says which bug made
     each, and its reveal gives the bug's one-line diff and what it does to the numbers. Once
-    one is revealed, the model's own attention (the same for every picture) is drawn below,
-    to compare with."""
+    one is revealed, the model's own attention (the same for every picture) is drawn below
+    the left column's questions, to compare with."""
     found = spots(text, layer)
     where = (text[:MAX_SPOT_CHARS], layer, head)
     titles = [s.mistake.title for s in found]  # ids (English), shown through _()
@@ -102,9 +102,8 @@ def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
     for i, (letter, n) in enumerate(picks):  # A and C on the left, as in the figure
         with columns[i % cols]:
             revealed |= _ask(found[n], letter, key, titles)
-    if revealed:
-        left, _right = st.columns(2)
-        with left:
+    if revealed:  # under the left column's questions: no row of its own to send
+        with columns[0]:
             chart(f"{key}_model", where, viz.attention_heatmap, found[0].reference[head],
                   found[0].tokens, title=_("the model's own: {label}", label=label),
                   filename="lab_model_attention")  # fmt: skip
