@@ -82,7 +82,7 @@ def second_sentence(view: View) -> Trace | None:
     if not on:
         return None
     ss["w_compare_text"] = ss["compare_text"]
-    c1, c2 = st.columns([3, 2])
+    c1 = c2 = st.container(horizontal=True, gap="large")  # one row: one element, not three
     c1.text_input(_("Second sentence (B); the sidebar's is A"), key="w_compare_text",
                   on_change=_on_text)  # fmt: skip
     c2.selectbox(_("…or a pair from the lecture"), range(len(PAIRS)), index=None,

@@ -125,7 +125,7 @@ def choose_image(
                       horizontal=True,
                       key="vit_source")  # fmt: skip
     if source == "test":
-        left, right = st.columns(2)
+        left = right = st.container(horizontal=True, gap="large")  # one row, one element
         digit = left.selectbox(_("Digit"), range(10), key="vit_digit")
         which = np.flatnonzero(test_y == digit)
         k = right.slider(_("Which of the {n} test images of a {digit}", n=len(which),

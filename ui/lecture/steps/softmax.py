@@ -23,18 +23,25 @@ RIVER, CASH = PAIRS[0]
 SHARPER, FLATTER = N_("sharper"), N_("flatter")
 
 
-def draw() -> None:
-    name, device = pick("attention")
-    c1, c2, c3 = st.columns(3)
-    a = try_your_own("l6_a", _("Word a"), "cat", c1, max_chars=40)
-    b = try_your_own("l6_b", _("Word b"), "kitten", c2, max_chars=40)
-    temp = c3.slider(_("Softmax temperature T"), 0.1, 5.0, 1.0, 0.1, key="l6_t")
+# The two words and their similarity rerun alone (a fragment): a new word does not draw
+# the temperature's question and charts again, which do not depend on it.
+@st.fragment
+def similarity(name: str, device: str) -> None:
+    row = st.container(horizontal=True, gap="large")
+    a = try_your_own("l6_a", _("Word a"), "cat", row, max_chars=40)
+    b = try_your_own("l6_b", _("Word b"), "kitten", row, max_chars=40)
     if a and b:
         va, vb = word_vector(a, name, device), word_vector(b, name, device)
         d = va.shape[0]
         cos = float(analysis.cosine_matrix(np.stack([va, vb]))[0, 1])
         st.markdown(f"a·b = {va @ vb:.2f} · a·b/√d = {va @ vb / np.sqrt(d):.2f} (d = {d}) · "
                     f"cosine = {cos:.2f}")  # fmt: skip
+
+
+def draw() -> None:
+    name, device = pick("attention")
+    similarity(name, device)
+    temp = st.slider(_("Softmax temperature T"), 0.1, 5.0, 1.0, 0.1, key="l6_t")
     t = cache.get_trace(RIVER, name, device)
     q = t.tokens.index("bank")
     steps = analysis.attention_steps(t, cache.attention_weights(name, device, 0), 0, 0)
