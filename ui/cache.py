@@ -240,6 +240,7 @@ def shipped_neighbours(name: str, token_id: int, k: int) -> tuple[list, np.ndarr
 
 
 WARM_THREAD = "glassbox-warm-up"
+FULL_GC_EVERY = 100  # middle-generation collections between two full ones (Python's: 10)
 WARM_DELAY_S = 2.0  # the first browser fetches and draws Plotly meanwhile (README, Benchmarks)
 _warm = threading.Lock()
 _warm_started: list[bool] = []
@@ -277,6 +278,12 @@ def warm_up() -> None:
         # 50-140 ms each with the interpreter lock held (one in about 40 new inputs).
         gc.collect()
         gc.freeze()
+        # What sessions keep (their state, kept traces and figures) still grows the heap a
+        # full collection walks: 30-40 ms each. Python starts one after every 10 collections
+        # of the middle generation; here after every FULL_GC_EVERY (short-lived cycles are
+        # still found by the younger generations' frequent collections).
+        young, middle, _full = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_GC_EVERY)
 
     # No session runs this thread: Streamlit's "missing ScriptRunContext" warning is expected.
     logging.getLogger(CONTEXT_LOGGER).addFilter(
