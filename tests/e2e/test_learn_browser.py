@@ -20,6 +20,7 @@ from tests.e2e.test_pages import (
     url,
     wait_for_tokens,
 )
+from ui.parts.learn import XATTN
 
 pytestmark = pytest.mark.e2e
 
@@ -92,7 +93,7 @@ def test_cross_attention_forms_while_a_translator_trains(
     harness.open_app(page, url(app_server, "learn"))
     harness.open_tab(page, "Cross-attention forming")
     # Both sections have a Train button: press this section's, once drawn (by its key).
-    page.locator(".st-key-learn_xattn_train button").click(timeout=30000)
+    page.locator(f".st-key-{XATTN}_train button").click(timeout=30000)
     page.wait_for_function(f"() => ({POINTS_JS})('held-out accuracy') >= 2", timeout=90000)
     first, start = page.evaluate(POINTS_JS, "held-out accuracy"), time.monotonic()
     page.wait_for_function(f"() => ({POINTS_JS})('held-out accuracy') >= {first + 3}",
