@@ -163,7 +163,7 @@ def text_tokens(text: str, name: str) -> Encoded | None:
     """`text` as model `name` reads it (model.text.TextModel.encode), computed without the
     model: a first page shows the tokens while PyTorch and the model load. None when the
     model reads text otherwise (`_reader`) or the text is blank."""
-    reader = _reader(name)
+    reader = _reader(name=name)
     if reader is None or not text.strip():
         return None
     tokenizer, reading, max_len, eos = reader
@@ -307,9 +307,9 @@ def load_model(name: str, device: str) -> Model:
     """The model `name` on `device`, loaded once for all sessions (`_load_model`), with a
     spinner in the session's language while it loads."""
     if model_loaded(name, device):
-        return _load_model(name, device)
+        return _load_model(name=name, device=device)
     with st.spinner(_("Loading the model…")):
-        return _load_model(name, device)
+        return _load_model(name=name, device=device)
 
 
 _loaded: set[tuple[str, str]] = set()  # (name, device) pairs loaded in this process
@@ -358,14 +358,14 @@ def clear_traces() -> None:
 def get_trace(text: str, name: str, device: str, options: RunOptions = CLEAN) -> Trace:
     """The trace of `text` through model `name` on `device` (numpy arrays, cached; its
     tokens labelled for the hovers in the session's language: ui.show.labelled)."""
-    return labelled(_trace(text, name, device, options))
+    return labelled(_trace(text=text, name=name, device=device, options=options))
 
 
 def get_trace_ids(
     ids: tuple[int, ...], name: str, device: str, options: RunOptions = CLEAN
 ) -> Trace:
     """The trace of token ids as they are (masked tokens, generated tokens), labelled."""
-    return labelled(_trace_ids(ids, name, device, options))
+    return labelled(_trace_ids(ids=ids, name=name, device=device, options=options))
 
 
 @st.cache_data(show_spinner=False, max_entries=128, hash_funcs=KEYS)

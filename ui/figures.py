@@ -62,7 +62,8 @@ def figure_json(
         cells = sum(np.size(a) for a in args if isinstance(a, np.ndarray))
     if cells > MAX_CELLS:
         return make()
-    return _kept(key_text((kind, where, window, rows, cols, language())), make)
+    # by keyword: Streamlit reads a cached function's signature once per positional argument
+    return _kept(key=key_text((kind, where, window, rows, cols, language())), _make=make)
 
 
 def chart(

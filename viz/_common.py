@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import orjson
 
 from viz.margins import TITLE_STANDOFF, WIDE_EM, is_wide, text_px
 from viz.margins import estimate as estimate_margins
@@ -617,15 +617,11 @@ def _json_default(value: object) -> object:
 def to_json(fig: Figure) -> str:
     """The figure as the compact JSON the app sends to the browser: numpy arrays as Plotly's
     typed arrays (`typed_array`), numpy scalars as numbers, NaN and ±inf outside a typed
-    array as null, and "<", ">", "/" escaped, as plotly.py's `to_json` writes them."""
-    plain = _plain(fig)
-    compact = (",", ":")
-    try:
-        text = json.dumps(plain, separators=compact, default=_json_default, allow_nan=False)
-    except ValueError:  # a NaN or an infinity among the numbers: written as null
-        loose = json.dumps(plain, separators=compact, default=_json_default)
-        text = json.dumps(json.loads(loose, parse_constant=lambda _name: None), separators=compact)
+    array as null, and "<", ">", "/" escaped, as plotly.py's `to_json` writes them. Written
+    by orjson (as plotly.py does when it is installed): the json module took 2-3 ms of a
+    new sentence on the tokens page, orjson a tenth of it."""
+    text = orjson.dumps(_plain(fig), default=_json_default, option=orjson.OPT_NON_STR_KEYS)
     for char, escaped in _HTML_SAFE:
-        if char in text:
-            text = text.replace(char, escaped)
-    return text
+        if char.encode() in text:
+            text = text.replace(char.encode(), escaped.encode())
+    return text.decode()
