@@ -605,7 +605,7 @@ def _plain(value: Any, key: str = "") -> Any:
 
 
 def _json_default(value: object) -> object:
-    """What the json module cannot write itself: numpy scalars and arrays (an array inside
+    """What orjson cannot write itself: numpy scalars and arrays (an array inside
     a list of lists)."""
     if isinstance(value, np.generic):
         return value.item()
