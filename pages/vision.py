@@ -106,7 +106,7 @@ def draw(opened: Opened) -> Trace:
     )
     image, caption, _index = choose_image(test_x, test_y, wrong)
     pixels = np.asarray(image, dtype=np.float32).tobytes()
-    t = cache.trace_image(pixels=pixels, name=name, device=device)
+    t = cache.trace_image(pixels, name, device)
     where = (pixels, name, device)
     grid = int(round((len(t.tokens) - 1) ** 0.5))
     patch = t.image.shape[0] // grid

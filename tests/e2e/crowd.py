@@ -395,9 +395,13 @@ class Session:
             except PlaywrightError:
                 if time.perf_counter() > deadline:
                     raise
-                self.crowd.reopened.append((time.time(), self.me.index))
-                self.reloads_allowed += 1
+                self.reloading()
                 await asyncio.sleep(1.0)
+
+    def reloading(self) -> None:
+        """A person reloads the first page: counted, and one more document load allowed."""
+        self.crowd.reopened.append((time.time(), self.me.index))
+        self.reloads_allowed += 1
 
     async def walk(self) -> None:
         """The whole visit; raises on the first thing that is wrong."""
@@ -409,8 +413,7 @@ class Session:
             await page.wait_for_selector(harness.APP, state="attached", timeout=BOOT_S * 1000)
             await self.idle(1, timeout=FIRST_RUN_S)
         except Exception:
-            self.crowd.reopened.append((time.time(), me.index))  # a person reloads
-            self.reloads_allowed += 1
+            self.reloading()
             # What the page that never drew threw goes with it (Streamlit's "not connected
             # to a server!" from a page that never reached one: CI run 23); the reloaded
             # page's own errors are checked as any page's.

@@ -85,7 +85,7 @@ def spot_the_bug(text: str, key: str, layer: int = 0, head: int = 0) -> None:
     each, and its reveal gives the bug's one-line diff and what it does to the numbers. Once
     one is revealed, the model's own attention (the same for every picture) is drawn below
     the left column's questions, to compare with."""
-    found = spots(text=text, layer=layer)
+    found = spots(text, layer)
     where = (text[:MAX_SPOT_CHARS], layer, head)
     titles = [s.mistake.title for s in found]  # ids (English), shown through _()
     label = _("{model}, layer {layer}, head {head}", model=SPOT_MODEL, layer=layer + 1,
