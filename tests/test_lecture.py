@@ -64,7 +64,9 @@ def test_a_right_guess_is_praised_and_a_wrong_one_corrected() -> None:
     at = page("lecture-bert")
     at.radio(key="l10_guess").set_value("shore")
     at = reveal(at)
-    assert at.warning and at.warning[0].value.startswith("Not shore")
+    question, said = at.warning[0].value.split("\n\n", 1)
+    assert question.startswith("BERT reads the words") and said.startswith("Not shore")
+    assert "l10_guess" not in [r.key for r in at.radio], "revealed, the prediction is final"
 
 
 def test_presenter_mode_follows_the_url_and_the_toggle() -> None:

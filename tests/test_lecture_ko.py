@@ -92,12 +92,12 @@ def test_a_translated_choice_is_kept_and_compared_as_its_id() -> None:
         with using("ko"):  # AppTest's copy of the radio's format_func runs here, outside
             at.radio(key="l5_guess").set_value(guess)
             at = reveal(at)
-        assert at.session_state["l5_guess"] == guess, "the id, not its Korean label"
+        assert at.session_state["l5_pick"] == guess, "the id, not its Korean label"
         if at.success:
-            assert at.success[0].value.startswith("정답입니다! 모델의 답:")
+            assert at.success[0].value.split("\n\n")[1].startswith("정답입니다! 모델의 답:")
         else:
             label = "같은 벡터" if guess == positions.SAME else "다른 벡터"
-            assert at.warning[0].value.startswith(f"{label}가 아닙니다.")
+            assert at.warning[0].value.split("\n\n")[1].startswith(f"{label}가 아닙니다.")
     assert set(heads.ROLE_TEXT) == set(heads.ROLES), "a name and a meaning for each measure"
 
 
@@ -105,7 +105,8 @@ def test_a_wrong_token_guess_takes_its_particle() -> None:
     at = korean("lecture-bert")
     at.radio(key="l10_guess").set_value("shore")
     at = reveal(at)
-    assert at.warning and at.warning[0].value.startswith("shore가 아닙니다. 모델의 답:")
+    said = at.warning[0].value.split("\n\n")[1]  # below the question
+    assert said.startswith("shore가 아닙니다. 모델의 답:")
 
 
 def test_the_korean_step_fills_in_the_reports_measured_figure() -> None:
@@ -146,7 +147,7 @@ def test_the_live_training_is_drawn_in_korean(monkeypatch: pytest.MonkeyPatch) -
     at = korean("lecture-watch-it-learn", toy_steps=20)
     at.radio(key="l_learn_guess").set_value(learn.CHOICES[2])
     at = reveal(at)
-    assert at.success and at.success[0].value.startswith("정답입니다!")
+    assert at.success and at.success[0].value.split("\n\n")[1].startswith("정답입니다!")
     at.button(key="l_learn_train").click().run()
     until(at, lambda at: all(f"l_learn_{t}_answer" in {c.key for c in charts(at)}
                              for t in learn.PAIR) and not at.button(key="l_learn_train").disabled)

@@ -52,12 +52,15 @@ def attention_heatmap(
     title: str = "",
     key_tokens: Sequence[str] | None = None,
     text_auto: bool | None = None,
+    tall_as: int | None = None,
 ) -> Figure:
     """One head's attention weights [T_query, T_key]: query rows (top-down), key columns.
 
     Weights are on a fixed 0..1 scale. Hover reads "bank (7) → river (3): 0.412". For
     cross-attention pass the encoder's tokens as `key_tokens` (the keys differ from the
     queries). The weights are printed in the cells where they fit (else on hover only).
+    `tall_as`: the figure is as tall as this many queries would make it (default: its own),
+    so that two heatmaps side by side end level.
     """
     matrix = as_array(weights, 2, "weights")
     keys = list(tokens) if key_tokens is None else list(key_tokens)
@@ -77,7 +80,7 @@ def attention_heatmap(
     return apply_layout(
         {"data": [trace]},
         title or _("attention weights (rows: queries, columns: keys)"),
-        figure_height(matrix.shape[0]),
+        figure_height(tall_as or matrix.shape[0]),
         xaxis=token_axis(keys, _("key")),
         yaxis=token_axis(tokens, _("query"), vertical=True),
     )

@@ -35,8 +35,10 @@ def as_is(choice: str) -> str:
 
 def _reveal(key: str) -> None:
     """The reveal button's callback: run before the script, so the run it starts draws the
-    answer in the button's place."""
-    st.session_state[f"{key}_shown"] = True
+    answer in the question's place. The pick is kept as it was (`{key}_pick`): revealed, the
+    prediction is final."""
+    ss = st.session_state
+    ss[f"{key}_shown"], ss[f"{key}_pick"] = True, ss.get(f"{key}_guess")
 
 
 def predict(key: str, question: str, choices: list[str], answer: str, why: str,
@@ -57,22 +59,25 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
         if shown and more:
             st.caption(more)
         return shown
-    pick_ = st.radio(asked, choices, index=None, key=f"{key}_guess",
-                     horizontal=True, format_func=label)  # fmt: skip
-    if not ss.get(f"{key}_shown"):  # once revealed, the answer takes the button's place
+    if not ss.get(f"{key}_shown"):
+        st.radio(asked, choices, index=None, key=f"{key}_guess", horizontal=True,
+                 format_func=label)  # fmt: skip
         st.button(_("Reveal the model's answer"), key=f"{key}_reveal", type="primary",
                   icon=":material/visibility:", on_click=_reveal, args=(key,))  # fmt: skip
         st.caption(_("Pick an answer with the class, then reveal."))
         return False
+    # Revealed: one element, the question and its answer, in the radio's and button's place
+    pick_ = ss.get(f"{key}_pick")
     said = _("The model's answer: **{answer}**. {why}", answer=md_escape(label(answer)), why=why)
     said += f"\n\n{more}" if more else ""
     if pick_ is None:
-        st.info(said, icon="💡")
+        st.info(f"{question}\n\n{said}", icon="💡")
     elif pick_ == answer:
-        st.success(_("Right! {said}", said=said), icon="✅")
+        st.success(f"{question}\n\n" + _("Right! {said}", said=said), icon="✅")
     else:
-        st.warning(_("Not {guess}. {said}", guess=particle(md_escape(label(pick_)), "이/가"),
-                     said=said), icon="🤔")  # fmt: skip
+        guess = particle(md_escape(label(pick_)), "이/가")
+        st.warning(f"{question}\n\n" + _("Not {guess}. {said}", guess=guess, said=said),
+                   icon="🤔")  # fmt: skip
     return True
 
 

@@ -169,33 +169,33 @@ def _top_key(weights, tokens: list[str], query: int) -> str:
 
 
 def attention_side_by_side(view: View, b: Trace, layer: int, head: int, window=None) -> None:
-    """A's and B's weights for the same layer and head, then one shared word's two rows."""
+    """A's and B's weights for the same layer and head, each above one shared word's row
+    (the word picked above them): one row of two columns."""
     pair = (("A", view.trace), ("B", b))
-    for column, (name, t) in zip(st.columns(2), pair, strict=True):
+    picked = pick_word(view.trace, b, "cmp_att_word")
+    word, *where = picked or (None, None, None)
+    found, rows = [], max(len(t.tokens) for _n, t in pair)  # the rows below start level
+    for column, (name, t), q in zip(st.columns(2), pair, where, strict=True):
+        weights = t.layers[layer].attention[head]
         with column:
-            chart(f"cmp_att_{name}", (view.model_name, tuple(t.ids), layer, head),
-                  viz.attention_heatmap, t.layers[layer].attention[head], t.tokens,
+            chart(f"cmp_att_{name}", (view.model_name, tuple(t.ids), layer, head, rows),
+                  viz.attention_heatmap, weights, t.tokens, tall_as=rows,
                   title=_("{name}: layer {layer}, head {head}", name=name, layer=layer + 1,
                           head=head + 1), window=window,
                   filename=f"attention_{name}")  # fmt: skip
-    picked = pick_word(view.trace, b, "cmp_att_word")
-    if picked is None:
-        return
-    word, i, j = picked
-    found = []
-    for column, (name, t), q in zip(st.columns(2), pair, (i, j), strict=True):
-        weights = t.layers[layer].attention[head]
-        found.append(_top_key(weights, t.tokens, q))
-        with column:
+            if word is None:
+                continue
+            found.append(_top_key(weights, t.tokens, q))
             chart(f"cmp_row_{name}", (view.model_name, tuple(t.ids), layer, head, q),
                   viz.attention_row, weights[q], t.tokens, word, query_index=q,
                   title=_("{name}: '{word}' attends to…", name=name, word=word),
                   filename=f"row_{name}")  # fmt: skip
-    st.caption(_(
-        "In this head '{word}' looks most at {a} in A and at {b} in B (itself and the special "
-        "tokens left out). Follow one query below to find the heads where a word stands out.",
-        word=md_escape(word), a=found[0], b=found[1],
-    ))
+    if word is not None:
+        st.caption(_(
+            "In this head '{word}' looks most at {a} in A and at {b} in B (itself and the "
+            "special tokens left out). Follow one query below to find the heads where a word "
+            "stands out.", word=md_escape(word), a=found[0], b=found[1],
+        ))
 
 
 def guesses_side_by_side(view: View, b: Trace, k: int) -> None:
