@@ -270,7 +270,7 @@ def app_runs(browser, page: str, texts: list[str], m: model.TransformerLM, runs:
                 sentence_ms.append(ms)
 
         head_ms = []
-        heatmap = "[data-chart=att_head_map]"
+        heatmap = ".st-key-att_head_map"
         picks = [("att_head", f"head {h}") for h in (2, 3, 4, 1)]
         picks += [("att_layer", f"layer {n}") for n in (2, 3, 4, 1)]
         if page == "attention":
@@ -592,9 +592,7 @@ WHOLE_ARM_JS = """
   L.ws.length = 0;
   L.perf.length = 0;
   const keyOf = (el) => {
-    const chart = el && el.closest && el.closest('[data-chart]');  // a chart: its key
-    if (chart) return chart.dataset.chart;
-    const box = el && el.closest && el.closest('[class*="st-key-"]');  // a widget: its key
+    const box = el && el.closest && el.closest('[class*="st-key-"]');
     const m = box && box.className.match(/st-key-(\\S+)/);
     return m ? m[1] : '?';
   };

@@ -30,7 +30,7 @@ def charts(at) -> list[Chart]:
         if el.proto.component_name != "glassbox_chart" or not el.proto.bytes:
             continue
         spec, config = unpack(el.proto.bytes)
-        found.append(Chart(config["chartKey"], spec, config))
+        found.append(Chart(el.proto.id.rsplit("-", 1)[-1], spec, config))
     return found
 
 

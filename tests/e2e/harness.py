@@ -407,7 +407,8 @@ def clipped_tick_labels(page, tolerance: float = 2.0) -> list[dict]:
             const svg = chart.querySelector('.main-svg');
             if (!svg) return;
             const box = svg.getBoundingClientRect();
-            const key = chart.dataset.chart || String(i);
+            const key = (chart.closest('[class*="st-key-"]')?.className.match(/st-key-(\\S+)/)
+                         || [null, String(i)])[1];
             chart.querySelectorAll('.xtick text, .ytick text').forEach((t) => {
               const r = t.getBoundingClientRect();
               if (!t.textContent || r.width === 0) return;

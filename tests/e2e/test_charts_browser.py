@@ -16,20 +16,20 @@ from ui.workarounds.chart import PLOTLY_URL, SVG_CHART_URL
 
 pytestmark = pytest.mark.e2e
 
-HEATMAP = "[data-chart=att_head_map]"
+HEATMAP = ".st-key-att_head_map .gb-chart"
 BUTTON_TITLES = "g => [...g.querySelectorAll('.modebar-btn')].map(b => b.dataset.title)"
 
 
 def show_head_2(page) -> None:
     """Pick head 2 and wait until the head's heatmap shows it, drawn anew."""
-    before = harness.heatmap_signature(page, "[data-chart=att_head_map]")
+    before = harness.heatmap_signature(page, ".st-key-att_head_map")
     option = page.locator(".st-key-att_head").get_by_text("head 2", exact=True)
     harness.after_rerun(page, option.click)
     page.wait_for_function(
         "(sel) => document.querySelector(sel + ' .gtitle')?.textContent.includes('head 2')",
         arg=HEATMAP,
     )
-    assert harness.heatmap_signature(page, "[data-chart=att_head_map]") != before
+    assert harness.heatmap_signature(page, ".st-key-att_head_map") != before
 
 
 def test_the_cartesian_bundle_is_served_and_the_full_one_never_loaded(app_server, page) -> None:

@@ -116,7 +116,8 @@ OVERLAPPING_TICKS_JS = """(tol) => {
   };
   const out = [];
   document.querySelectorAll('.gb-chart').forEach((chart, i) => {
-    const key = chart.dataset.chart || String(i);
+    const key = (chart.closest('[class*="st-key-"]')?.className.match(/st-key-(\\S+)/)
+                 || [null, String(i)])[1];
     chart.querySelectorAll('.xaxislayer-above, .yaxislayer-above').forEach((axis) => {
       const ticks = [...axis.querySelectorAll('.xtick text, .ytick text')]
         .filter((t) => t.textContent && t.getBoundingClientRect().width > 0)

@@ -100,7 +100,7 @@ def test_page_from_shared_url_renders_and_follows_typing(
     expect(sentence_box(page)).to_have_value(SHARED, timeout=30000)
     if page_key in TOKEN_TAB:
         tab, first = TOKEN_TAB[page_key]
-        page.wait_for_selector(f"[data-chart={first}] .main-svg", state="visible", timeout=30000)
+        page.wait_for_selector(f".st-key-{first} .main-svg", state="visible", timeout=30000)
         page.screenshot(path=str(screenshot_dir / f"{page_key}.png"))
         harness.open_tab(page, tab)
     wait_for_tokens(page, expected_tokens(tokenizers, page_key, SHARED))
@@ -160,7 +160,7 @@ def test_charts_are_drawn_once_in_the_margins_given(
         if tab is not None:
             harness.open_tab(page, tab)
         for key in keys:
-            scope = f"[data-chart={key}]"
+            scope = f".st-key-{key}"
             page.wait_for_selector(f"{scope} .main-svg", state="visible", timeout=30000)
             assert harness.grown_margins(page, scope) == [], key
 
@@ -262,7 +262,7 @@ def test_shared_url_with_page_param_and_model(app_server, page, tokenizers) -> N
 
 def test_layer_and_head_change_updates_the_heatmap(app_server, page) -> None:
     harness.open_app(page, url(app_server, "attention", sentence=SHARED), charts=True)
-    heatmap = "[data-chart=att_head_map]"
+    heatmap = ".st-key-att_head_map"
     page.wait_for_selector(f"{heatmap} .main-svg image")
     seen = {harness.heatmap_signature(page, heatmap)}
     assert "layer 1, head 1" in next(iter(seen))

@@ -79,14 +79,14 @@ def test_the_layer_head_grid_names_every_token(app_server, projector) -> None:
         "satisfied with the results."
     )
     _open(projector, app_server, "/attention", sentence=text, model="mlm")
-    assert projector.locator("[data-chart=att_grid]").count() == 0, "drawn only when opened"
+    assert projector.locator(".st-key-att_grid").count() == 0, "drawn only when opened"
     harness.after_rerun(projector, projector.get_by_text("Every layer × head at once").click)
-    projector.wait_for_selector("[data-chart=att_grid] .main-svg", timeout=60_000)
+    projector.wait_for_selector(".st-key-att_grid .main-svg", timeout=60_000)
     labels = projector.evaluate(
-        """() => { const gd = document.querySelector('[data-chart=att_grid].js-plotly-plot');
+        """() => { const gd = document.querySelector('.st-key-att_grid .js-plotly-plot');
                    return Object.entries(gd.layout).filter(([k, a]) => /^xaxis\\d*$/.test(k)
                      && a && Array.isArray(a.ticktext) && a.ticktext.length)
                      .map(([, a]) => a.ticktext.length); }"""
     )
-    n = len(harness.axis_labels(projector, "[data-chart=att_head_map]")[0])
+    n = len(harness.axis_labels(projector, ".st-key-att_head_map")[0])
     assert n >= 20 and labels and all(count == n for count in labels), (n, labels)

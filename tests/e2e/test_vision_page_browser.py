@@ -40,7 +40,7 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     page.screenshot(path=str(screenshot_dir / "vision.png"))
 
     # The image with its patch grid: one SVG (static/svg_chart.js), square, each patch named
-    image = page.locator("[data-chart=vit_image]")
+    image = page.locator(".st-key-vit_image .gb-chart")
     assert image.evaluate(WITHOUT_PLOTLY)
     notes = image.locator(".annotation-text").all_text_contents()
     assert notes[:2] == ["0,0", "0,1"] and notes[-1] == "3,3", notes
@@ -51,7 +51,7 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
     harness.wait_for_chart_title(page, "[CLS] → patches, layer 1")  # drawn after the run
     harness.after_rerun(page, lambda: page.get_by_text("layer 3", exact=True).first.click())
     harness.wait_for_chart_title(page, "[CLS] → patches, layer 3", timeout=20)
-    cls = page.locator("[data-chart=vit_cls]")  # the weights drawn over the image
+    cls = page.locator(".st-key-vit_cls .gb-chart")  # the weights drawn over the image
     assert cls.evaluate(WITHOUT_PLOTLY) and cls.locator("image").count() == 2
     said = hover(page, cls, 7, 7, 8)  # the bottom-right pixel: the last patch's weight
     assert said.startswith("patch 3,3: 0.") and said.endswith("attention"), said

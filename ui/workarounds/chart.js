@@ -1,5 +1,5 @@
-// The chart element (chart.py): one figure, following its column's width, named by its
-// data-chart attribute (the chart's key). A figure svg_chart.js can draw (heatmaps, bars, the token chips) is drawn by it; any
+// The chart element (chart.py): one figure, updated in place, following its column's
+// width. A figure svg_chart.js can draw (heatmaps, bars, the token chips) is drawn by it; any
 // other with the cartesian bundle that load_plotly.js loads.
 // Four corner brackets, in a 1000 x 1000 box (y down).
 const FULL_SCREEN_ICON = {
@@ -65,14 +65,13 @@ export default function ({ data, parentElement }) {
   if (drawn && drawn.glassboxText === text) return () => forget(drawn);
   const { figure, config } = JSON.parse(text);
   // The element's own words, in the page's language; the rest is Plotly's config.
-  const { fullScreenTitle, drawFailed, chartKey, ...plotlyConfig } = config;
+  const { fullScreenTitle, drawFailed, ...plotlyConfig } = config;
   let gd = parentElement.querySelector(".gb-chart");
   if (!gd) {
     gd = document.createElement("div");
     gd.className = "gb-chart";
     parentElement.appendChild(gd);
   }
-  gd.dataset.chart = chartKey;
   gd.glassboxDrawFailed = drawFailed;
   gd.glassboxText = text;
   gd.style.minHeight = (figure.layout.height || 450) + "px";

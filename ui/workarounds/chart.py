@@ -19,7 +19,7 @@ attention laid over them), of one trace of bars, or the token chips is drawn as 
 SVG by `static/svg_chart.js`: Plotly took about 45 ms of the browser's time a chart, drawn
 one after another; this takes a few. The same tick labels, colour bar, title, hover text and
 PNG download; other figures, and any with settings it does not read, go to Plotly. A chart
-follows its column's width (a
+drawn again with new data is updated in place, and follows its column's width (a
 ResizeObserver: Plotly's own `responsive` follows only the window, not the sidebar opening
 or closing). The toolbar has a camera (a PNG at twice the size) and a full-screen button
 for the projector.
@@ -70,13 +70,8 @@ def unpack(data: bytes) -> tuple[str, dict]:
 
 
 def plot(spec: str, key: str, config: dict) -> None:
-    """Draw one figure, given as its Plotly JSON (`viz.to_json(fig)`), with a Plotly config.
-    `key` names the chart inside its payload (config's "chartKey", the element's
-    data-chart attribute), not as the element's Streamlit key: a keyed element's state is
-    read again by every select box, radio and text box of the run (Streamlit copies the
-    session's state for each), an unkeyed one's is not. Its payload is its identity, so a
-    chart whose figure changed is mounted afresh, and two charts of one run never share it."""
-    _chart(data=payload(spec, config | {"chartKey": key}), height="content")
+    """Draw one figure, given as its Plotly JSON (`viz.to_json(fig)`), with a Plotly config."""
+    _chart(key=key, data=payload(spec, config), height="content")
 
 
 def preload() -> None:
