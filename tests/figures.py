@@ -93,6 +93,12 @@ def builder_inputs() -> dict[str, list[Callable[[], viz.Figure]]]:
             lambda: viz.attention_row(w[2], TOKENS, "sat", query_index=2),
             lambda: viz.attention_row(_weights(rng, 30), [f"t{i}" for i in range(30)], "t0"),
         ],
+        "attention_rows": [
+            lambda: viz.attention_rows([w[2], _weights(rng, 3)], [TOKENS, TOKENS[:3]], "sat",
+                                       [2, 1], ["A: <i>sat</i>", "B"], title="t"),
+            lambda: viz.attention_rows([_weights(rng, 30)], [[f"t{i}" for i in range(30)]], "t0",
+                                       [0], ["one"]),
+        ],
         "causal_mask_figure": [
             lambda: viz.causal_mask_figure(additive_mask(causal_mask(T)), TOKENS),
             lambda: viz.causal_mask_figure(additive_mask(causal_mask(30)), list("x" * 30)),

@@ -129,7 +129,11 @@ def test_compare_mode_draws_both_sentences_with_the_same_layer_and_head() -> Non
     assert "cash" in ticktext(b) and "river" not in ticktext(b)
     assert a["layout"]["title"]["text"] == "A: layer 1, head 3"
     assert b["layout"]["title"]["text"] == "B: layer 1, head 3"
-    assert {"cmp_row_A", "cmp_row_B"} <= figs.keys()
+    rows = figs["cmp_rows"]  # the word's row in each, one weight axis for both
+    assert [a["text"] for a in rows["layout"]["annotations"]] == [
+        "A: 'bank' attends to…", "B: 'bank' attends to…"]
+    assert rows["layout"]["yaxis2"]["matches"] == "y"
+    assert len(rows["data"][0]["x"]) == len(a["layout"]["yaxis"]["tickvals"])
     assert at.query_params["compare"] == [CASH] or at.query_params["compare"] == CASH
 
 

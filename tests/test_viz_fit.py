@@ -55,6 +55,8 @@ def _figures(rng: np.random.Generator) -> dict[str, tuple[go.Figure, int]]:
         "attention_heatmap": (viz.attention_heatmap(_weights(rng, T, T), TOKENS), T),
         "attention_grid": (viz.attention_grid(_weights(rng, 2, 2, T, T), TOKENS), T),
         "attention_row": (viz.attention_row(_weights(rng, T), TOKENS, "bank", 8), T),
+        "attention_rows": (viz.attention_rows([_weights(rng, T)] * 2, [TOKENS] * 2, "bank",
+                                              [8, 8], ["A", "B"]), T),  # fmt: skip
         "causal_mask_figure": (viz.causal_mask_figure(additive_mask(causal_mask(T)), TOKENS), T),
         "topk_bar": (viz.topk_bar(candidates), 4),
         "distribution_bar": (viz.distribution_bar(np.full(T, 1 / T), TOKENS, k=T), T),

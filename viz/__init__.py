@@ -17,7 +17,7 @@ from viz.attention import (
     attention_row,
     causal_mask_figure,
 )
-from viz.compare import cosine_by_layer, shifted_targets
+from viz.compare import attention_rows, cosine_by_layer, shifted_targets
 from viz.embeddings import embedding_map, layer_trajectory, similarity_heatmap
 from viz.export import matrix_to_csv
 from viz.interventions import attention_beside_attribution, rank_by_layer
@@ -51,6 +51,7 @@ __all__ = [
     "attention_beside_attribution",
     "attention_heatmap",
     "attention_row",
+    "attention_rows",
     "binary_table",
     "causal_mask_figure",
     "cosine_by_layer",

@@ -203,13 +203,27 @@ def attention_row(
     """One query's attention over the keys [T] as bars, e.g. the new token's attention row
     or the masked position's attention. `query_index` marks the query's own position."""
     row = as_array(weights, 1, "weights")
+    return apply_layout(
+        {"data": [row_bar(row, tokens, query_token, query_index)]},
+        title or _("attention of '{token}' over the keys", token=query_token),
+        380,
+        xaxis=token_axis(tokens, _("key")),
+        yaxis={"title": {"text": _("weight")}, "range": [0, row_top(row)]},
+        bargap=0.15,
+    )
+
+
+def row_bar(
+    row: np.ndarray, tokens: Sequence[str], query_token: str, query_index: int | None
+) -> dict:
+    """The bar trace of one query's attention row [T] (`attention_row`'s): the query's own
+    position in orange, the weights printed above the bars up to 24 keys."""
     check_length(tokens, row.shape[0], "tokens")
     query = hover_label(query_token) + ("" if query_index is None else f" ({query_index})")
     colours = [
         QUERY_COLOUR if query_index is not None and i == query_index else BAR_COLOUR
         for i in range(row.shape[0])
     ]
-    show_text = row.shape[0] <= 24
     bar = {
         "type": "bar",
         "x": list(range(row.shape[0])),
@@ -220,17 +234,15 @@ def attention_row(
         "textposition": "outside",
         "cliponaxis": False,
     }
-    if show_text:
+    if row.shape[0] <= 24:
         bar["text"] = [f"{w:.0%}" for w in row]
-    top = float(np.nanmax(row)) if row.size else 1.0
-    return apply_layout(
-        {"data": [bar]},
-        title or _("attention of '{token}' over the keys", token=query_token),
-        380,
-        xaxis=token_axis(tokens, _("key")),
-        yaxis={"title": {"text": _("weight")}, "range": [0, max(top, 1e-9) * 1.18]},
-        bargap=0.15,
-    )
+    return bar
+
+
+def row_top(*rows: np.ndarray) -> float:
+    """The top of a weight axis that holds every bar of `rows` and the labels above them."""
+    top = max((float(np.nanmax(r)) for r in rows if r.size), default=1.0)
+    return max(top, 1e-9) * 1.18
 
 
 def causal_mask_figure(

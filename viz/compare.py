@@ -1,14 +1,27 @@
 """Figures for comparing two sentences and for the models' training views: one word's
-cosine across the two sentences layer by layer, and a decoder's shifted targets."""
+cosine across the two sentences layer by layer, one word's attention in each on one scale,
+and a decoder's shifted targets."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from i18n import _
-from viz._common import WEIGHT_SCALE, Figure, apply_layout, escape, escape_all, token_axis
+from viz._common import (
+    WEIGHT_SCALE,
+    Figure,
+    apply_layout,
+    as_array,
+    escape,
+    escape_all,
+    panel_axes,
+    panel_row,
+    token_axis,
+)
+from viz.attention import row_bar, row_top
 
 LINE_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
 
@@ -37,6 +50,25 @@ def cosine_by_layer(
         xaxis=token_axis(stages), yaxis={"title": {"text": _("cosine")}, "range": [low, 1.08]},
         legend={"orientation": "h", "y": -0.35}, showlegend=len(series) > 1,
     )  # fmt: skip
+
+
+def attention_rows(
+    rows: Sequence[npt.ArrayLike], tokens: Sequence[Sequence[str]], query_token: str,
+    query_index: Sequence[int], titles: Sequence[str], title: str = "",
+) -> Figure:  # fmt: skip
+    """One word's attention row in each sentence [T_i], side by side on one weight axis
+    (a bar is as tall in both panels for the same weight): each panel as `attention_row`
+    draws it, its own keys across, the word's own position in orange, titled above."""
+    bars = [as_array(r, 1, "weights") for r in rows]
+    layout = panel_row([1.0] * len(bars), 0.08, titles)
+    traces = []
+    for i, (row, keys, q) in enumerate(zip(bars, tokens, query_index, strict=True)):
+        x, y = panel_axes(i)
+        traces.append(row_bar(row, keys, query_token, q) | {"xaxis": x, "yaxis": y})
+        layout[f"xaxis{x[1:]}"] |= token_axis(keys)
+    layout["yaxis"] |= {"title": {"text": _("weight")}, "range": [0, row_top(*bars)]}
+    return apply_layout({"data": traces, "layout": layout}, title, 380, bargap=0.15,
+                        showlegend=False)  # fmt: skip
 
 
 def shifted_targets(

@@ -169,33 +169,36 @@ def _top_key(weights, tokens: list[str], query: int) -> str:
 
 
 def attention_side_by_side(view: View, b: Trace, layer: int, head: int, window=None) -> None:
-    """A's and B's weights for the same layer and head, each above one shared word's row
-    (the word picked above them): one row of two columns."""
+    """A's and B's weights for the same layer and head side by side (as tall as the longer,
+    so that they end level), and below them one shared word's row in each on one weight
+    scale (the word picked above them)."""
     pair = (("A", view.trace), ("B", b))
     picked = pick_word(view.trace, b, "cmp_att_word")
-    word, *where = picked or (None, None, None)
-    found, rows = [], max(len(t.tokens) for _n, t in pair)  # the rows below start level
-    for column, (name, t), q in zip(st.columns(2), pair, where, strict=True):
-        weights = t.layers[layer].attention[head]
+    rows = max(len(t.tokens) for _n, t in pair)
+    for column, (name, t) in zip(st.columns(2), pair, strict=True):
         with column:
             chart(f"cmp_att_{name}", (view.model_name, tuple(t.ids), layer, head, rows),
-                  viz.attention_heatmap, weights, t.tokens, tall_as=rows,
-                  title=_("{name}: layer {layer}, head {head}", name=name, layer=layer + 1,
-                          head=head + 1), window=window,
-                  filename=f"attention_{name}")  # fmt: skip
-            if word is None:
-                continue
-            found.append(_top_key(weights, t.tokens, q))
-            chart(f"cmp_row_{name}", (view.model_name, tuple(t.ids), layer, head, q),
-                  viz.attention_row, weights[q], t.tokens, word, query_index=q,
-                  title=_("{name}: '{word}' attends to…", name=name, word=word),
-                  filename=f"row_{name}")  # fmt: skip
-    if word is not None:
-        st.caption(_(
-            "In this head '{word}' looks most at {a} in A and at {b} in B (itself and the "
-            "special tokens left out). Follow one query below to find the heads where a word "
-            "stands out.", word=md_escape(word), a=found[0], b=found[1],
-        ))
+                  viz.attention_heatmap, t.layers[layer].attention[head], t.tokens,
+                  tall_as=rows, title=_("{name}: layer {layer}, head {head}", name=name,
+                                        layer=layer + 1, head=head + 1),
+                  window=window, filename=f"attention_{name}")  # fmt: skip
+    if picked is None:
+        return
+    word, *where = picked
+    weights = [t.layers[layer].attention[head][q] for (_n, t), q in zip(pair, where, strict=True)]
+    chart("cmp_rows", (view.model_name, tuple(view.trace.ids), tuple(b.ids), layer, head,
+                       tuple(where)),
+          viz.attention_rows, weights, [t.tokens for _n, t in pair], word, where,
+          [_("{name}: '{word}' attends to…", name=name, word=word) for name, _t in pair],
+          title=_("'{word}' in A and in B: its attention on one scale", word=word),
+          filename="rows_A_B")  # fmt: skip
+    found = [_top_key(t.layers[layer].attention[head], t.tokens, q)
+             for (_n, t), q in zip(pair, where, strict=True)]  # fmt: skip
+    st.caption(_(
+        "In this head '{word}' looks most at {a} in A and at {b} in B (itself and the "
+        "special tokens left out). Follow one query below to find the heads where a word "
+        "stands out.", word=md_escape(word), a=found[0], b=found[1],
+    ))
 
 
 def guesses_side_by_side(view: View, b: Trace, k: int) -> None:
