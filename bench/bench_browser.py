@@ -1372,6 +1372,11 @@ def parts_table(whole: dict, trivial: dict, same: dict) -> None:
             for r in res["runs"]
         ]
         print(f"  {case:10s} " + " ".join(cells))
+    print("\nserver CPU of each run (ms; model work in brackets):")
+    for case, res in rows.items():
+        cells = [f"{r['server_cpu']:.1f}" + ("" if r.get("model") is None else
+                                              f"[{r['model']:.1f}]") for r in res["runs"]]
+        print(f"  {case:10s} " + " ".join(cells))
 
 
 def ratio_row(
