@@ -1,7 +1,7 @@
 // Charts drawn without Plotly (ui/workarounds/chart.py; served from static/ and loaded once a
 // page by load_plotly.js, not sent with every chart). A figure made only of heatmaps on
 // integer cells (one over another too, a square cell drawn square, with lines, rectangles
-// and text on the data: the vision figures), of one trace of bars, or of text placed over
+// and text on the data: the vision figures), of bars (a trace of bars an axis), or of text placed over
 // path shapes (the token chips) is drawn here as one SVG, a heatmap's cells as an image of
 // one pixel a cell. Plotly took
 // about 45 ms of the browser's time a chart, drawn one after another; this takes a few.
@@ -13,7 +13,7 @@
 
 (() => {
 const SVG_NS = "http://www.w3.org/2000/svg";
-// What each kind of trace may set: a heatmap; bars (one trace); text placed at points
+// What each kind of trace may set: a heatmap; bars (a trace an axis); text placed at points
 // (the token chips: text over path shapes).
 const TRACE_KEYS = {
   heatmap: new Set([
@@ -23,7 +23,7 @@ const TRACE_KEYS = {
   ]),
   bar: new Set([
     "type", "x", "y", "orientation", "marker", "text", "textposition", "cliponaxis",
-    "customdata", "hovertemplate", "name",
+    "customdata", "hovertemplate", "name", "xaxis", "yaxis",
   ]),
   scatter: new Set(["type", "x", "y", "mode", "text", "textfont", "customdata",
                     "hovertemplate", "name"]),
@@ -83,6 +83,11 @@ function plainArray(value) {
 function gridFigure(figure) {
   const { data, layout } = figure;
   if (!data.length) return null;
+  // Bars of different traces on one axis would be grouped side by side (Plotly's barmode):
+  // drawn here only when each trace of bars has its own axis (a panel each).
+  const barAxes = data.filter((t) => t.type === "bar")
+    .map((t) => (t.orientation === "h" ? t.yaxis || "y" : t.xaxis || "x"));
+  const barsApart = new Set(barAxes).size === barAxes.length;
   const traces = [];
   for (const given of data) {
     const keys = TRACE_KEYS[given.type];
@@ -91,7 +96,7 @@ function gridFigure(figure) {
                     y: plainArray(given.y), customdata: plainArray(given.customdata),
                     kind: given.type };
     if (given.type === "heatmap" && !heatmapFits(trace)) return null;
-    if (given.type === "bar" && !barFits(trace, data.length)) return null;
+    if (given.type === "bar" && !(barsApart && barFits(trace))) return null;
     if (given.type === "scatter" && !textFits(trace)) return null;
     traces.push(trace);
   }
@@ -127,11 +132,11 @@ function heatmapFits(trace) {
 }
 
 // One trace of bars on integer positions, its text (if any) outside the bars.
-function barFits(trace, traces) {
+function barFits(trace) {
   const along = trace.orientation === "h" ? trace.y : trace.x;
   const value = trace.orientation === "h" ? trace.x : trace.y;
   const colour = (trace.marker || {}).color;
-  return traces === 1 && Array.isArray(along) && along.every(Number.isInteger)
+  return Array.isArray(along) && along.every(Number.isInteger)
     && Array.isArray(value) && value.length === along.length
     && (!trace.text || trace.textposition === "outside")
     && Object.keys(trace.marker || {}).every((k) => k === "color")
