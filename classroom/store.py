@@ -307,7 +307,7 @@ class Store:
     def open(self, hours: float = HOURS) -> Opened:
         """A new class with a fresh code and key, open for `hours`; expired ones are deleted."""
         hours = min(max(float(hours), 0.01), MAX_HOURS)
-        key = secrets.token_urlsafe(24)
+        key = secrets.token_hex(24)  # hex: never starts with '-', which the CLI read as an option
         now = self.clock()
         self.purge()
         for _try in range(20):

@@ -77,7 +77,7 @@ def test_a_class_has_a_short_code_and_a_secret_key(store: Store) -> None:
     for o in opened:
         assert len(o.code) == CODE_LENGTH and set(o.code) <= set(ALPHABET)
         assert not set(o.code) & set("0O1I")
-        assert len(o.key) >= 30
+        assert len(o.key) == 48 and set(o.key) <= set("0123456789abcdef")  # no leading '-'
         assert o.student_url == f"/lecture?class={o.code}"
         assert o.teacher_url == f"/lecture?class={o.code}&teacher={o.key}"
         assert store.check(o.code.lower()) == o.code  # typed in lower case: the same class
