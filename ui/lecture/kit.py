@@ -48,8 +48,9 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
     one (`_` for constants): a guess is kept and compared as its id, in any language.
     `more`: markdown the revealed answer ends with (in a class, below the class's answer).
     Returns whether it is revealed (the step then draws its figure). Alone, the question is
-    the radio's own label, and a revealed answer takes its button's place: fewer elements
-    for the server to send and the browser to draw again each run."""
+    the radio's own label; revealed, the question and the verdict on the pick are one alert
+    in the radio's and button's place, the pick final: fewer elements for the server to
+    send and the browser to draw again each run."""
     ss = st.session_state
     asked = _("**:material/quiz: Predict first.** {question}", question=question)
     joined = classroom.here()
