@@ -2,7 +2,8 @@
 comes from static/ and Streamlit's full one is never loaded; a heatmap is drawn without
 Plotly (static/svg_chart.js) with its tokens as tick labels and its hover text; every chart has the
 camera and full-screen buttons and no upload button; another head redraws the same chart in
-place; full screen fills the screen and gives the chart its own size back."""
+place; full screen fills the screen and gives the chart its own size back; a chart taken off
+the page is not resized until it is back."""
 
 from __future__ import annotations
 
@@ -136,6 +137,32 @@ def test_a_chart_follows_its_column_when_the_sidebar_closes(app_server, page) ->
     )
     after = page.evaluate(WIDTHS, ".gb-chart")
     assert [h for *_, h in after] == [h for *_, h in before], "the heights stay"
+    assert not harness.exceptions(page)
+
+
+PLOTLY_CHART = ("[...document.querySelectorAll('.gb-chart')]"
+                ".find((g) => g._fullLayout && !g.glassboxGrid)")  # drawn by Plotly, not svg_chart
+
+
+def test_a_plotly_chart_taken_off_the_page_is_not_resized(app_server, page) -> None:
+    """A chart Plotly draws (the positional page's compare-mode cosine lines) taken off the
+    page, then put back, as React does with an element it moves: its width watcher leaves it
+    alone while it is off the page (Plotly refuses to resize a chart that is not displayed,
+    "Resize must be passed a displayed plot div element", as a streamed curve did in CI runs
+    36 and 39) and gives it its column's width back once it is on the page again."""
+    query = urlencode({"model": "mlm", "sentence": "the dog bit the man",
+                       "compare": "the man bit the dog"})  # fmt: skip
+    harness.open_app(page, f"{app_server.url}/positional?{query}", charts=True)
+    page.wait_for_function(f"() => !!({PLOTLY_CHART})?._fullLayout?.width", timeout=60_000)
+    page.evaluate(f"() => {{ const g = {PLOTLY_CHART}; window.gbTaken = [g, g.parentElement]; "
+                  "g.remove(); }")  # fmt: skip
+    page.evaluate("() => new Promise((done) => setTimeout(done, 300))")  # the watcher's turn
+    page.evaluate("() => { const [g, parent] = window.gbTaken; parent.appendChild(g); }")
+    page.wait_for_function(
+        "() => { const [g] = window.gbTaken; "
+        "return Math.abs(g.clientWidth - g._fullLayout.width) <= 1; }"
+    )
+    assert not page.js_errors, page.js_errors
     assert not harness.exceptions(page)
 
 

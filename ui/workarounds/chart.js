@@ -78,13 +78,16 @@ export default function ({ data, parentElement }) {
   if (!gd.glassboxResize) {
     // The chart follows its column's width (the sidebar opened or closed, the window
     // resized): a new width only, not the height the first draw settles.
+    // Off the page (React moving or replacing the element) it has no width: left alone
+    // until it is back (Plotly refuses to resize a chart that is not displayed).
     gd.glassboxResize = new ResizeObserver(() => {
       const drawn = gd._fullLayout;
       const moved = drawn && Math.abs(gd.clientWidth - drawn.width) > 1;
-      if (!moved || document.fullscreenElement === gd) return;
+      if (!moved || !gd.isConnected || !gd.clientWidth) return;
+      if (document.fullscreenElement === gd) return;
       const grid = gd.glassboxGrid;
       if (grid) window.glassboxSvgChart.renderGrid(gd, grid.figure, grid.config, grid.fullScreenTitle);
-      else if (window.Plotly) window.Plotly.Plots.resize(gd);
+      else if (window.Plotly) window.Plotly.Plots.resize(gd).catch(() => {});  // gone meanwhile
     });
     gd.glassboxResize.observe(gd);
   }
