@@ -1,9 +1,9 @@
 // Charts drawn without Plotly (ui/workarounds/chart.py; served from static/ and loaded once a
 // page by load_plotly.js, not sent with every chart). A figure made only of heatmaps on
 // integer cells (one over another too, a square cell drawn square, with lines, rectangles
-// and text on the data: the vision figures), of bars (a trace of bars an axis), or of text placed over
-// path shapes (the token chips) is drawn here as one SVG, a heatmap's cells as an image of
-// one pixel a cell. Plotly took
+// and text on the data: the vision figures), of bars (a trace of bars an axis), or of text
+// placed over path shapes (the token chips) is drawn here as one SVG, a heatmap's cells as
+// an image of one pixel a cell. Plotly took
 // about 45 ms of the browser's time a chart, drawn one after another; this takes a few.
 // Only what the app's figure builders (viz/) use is read: any other trace type or setting
 // leaves the figure to Plotly (gridFigure). The DOM keeps Plotly's class names (main-svg,
@@ -131,7 +131,7 @@ function heatmapFits(trace) {
   return typeof (trace.colorscale || "") !== "string" || Boolean(trace.coloraxis);
 }
 
-// One trace of bars on integer positions, its text (if any) outside the bars.
+// A trace of bars on integer positions, its text (if any) outside the bars.
 function barFits(trace) {
   const along = trace.orientation === "h" ? trace.y : trace.x;
   const value = trace.orientation === "h" ? trace.x : trace.y;
