@@ -1010,6 +1010,7 @@ OWN_INPUTS: dict[str, tuple[str, str, str]] = {
 
 
 EVERY_WHOLE = [*WHOLE_CASES, *OWN_INPUTS]
+SELECT_NEW = 9  # a "select" input's new options: the vision page's digits 1-9 (0 is shown)
 
 
 def own_whole_case(browser, server, case: str, texts: list[str], runs: int) -> dict:
@@ -1028,6 +1029,10 @@ def own_whole_case(browser, server, case: str, texts: list[str], runs: int) -> d
         widget = pg.locator(f".st-key-{key}")
         widget.wait_for(state="visible", timeout=60_000)
         inputs = own_inputs(what, runs + 1, texts) if how == "text" else [""] * (runs + 1)
+        if how == "select" and len(inputs) > SELECT_NEW:  # a digit again would be cached
+            print(f"  {case}: {SELECT_NEW - 1} runs timed, not {runs}: its picker has "
+                  f"{SELECT_NEW} other options, the first a warm-up", flush=True)  # fmt: skip
+            inputs = inputs[:SELECT_NEW]
         cdp, frames = devtools(pg)
         for i, text in enumerate(inputs):
             if how == "text":
@@ -1043,7 +1048,7 @@ def own_whole_case(browser, server, case: str, texts: list[str], runs: int) -> d
                 labels.first.wait_for(timeout=60_000)  # drawn by the body, after the run
                 act = labels.nth((i + 2) % labels.count()).click  # never the one shown (1)
             else:
-                option = pg.get_by_role("option", name=str(1 + i % 9), exact=True)
+                option = pg.get_by_role("option", name=str(1 + i), exact=True)
                 for _ in range(5):  # a click while a run is starting can close the menu
                     widget.click()
                     with contextlib.suppress(PlaywrightTimeout):
