@@ -172,28 +172,28 @@ def attention_side_by_side(view: View, b: Trace, layer: int, head: int, window=N
     """A's and B's weights for the same layer and head side by side (as tall as the longer,
     so that they end level), and below them one shared word's row in each on one weight
     scale (the word picked above them)."""
-    pair = (("A", view.trace), ("B", b))
+    names, traces = ("A", "B"), (view.trace, b)
+    maps = [t.layers[layer].attention[head] for t in traces]  # [T, T] each
     picked = pick_word(view.trace, b, "cmp_att_word")
-    rows = max(len(t.tokens) for _n, t in pair)
-    for column, (name, t) in zip(st.columns(2), pair, strict=True):
+    rows = max(len(t.tokens) for t in traces)
+    for column, name, t, weights in zip(st.columns(2), names, traces, maps, strict=True):
         with column:
             chart(f"cmp_att_{name}", (view.model_name, tuple(t.ids), layer, head, rows),
-                  viz.attention_heatmap, t.layers[layer].attention[head], t.tokens,
-                  tall_as=rows, title=_("{name}: layer {layer}, head {head}", name=name,
-                                        layer=layer + 1, head=head + 1),
+                  viz.attention_heatmap, weights, t.tokens, tall_as=rows,
+                  title=_("{name}: layer {layer}, head {head}", name=name, layer=layer + 1,
+                          head=head + 1),
                   window=window, filename=f"attention_{name}")  # fmt: skip
     if picked is None:
         return
     word, *where = picked
-    weights = [t.layers[layer].attention[head][q] for (_n, t), q in zip(pair, where, strict=True)]
     chart("cmp_rows", (view.model_name, tuple(view.trace.ids), tuple(b.ids), layer, head,
                        tuple(where)),
-          viz.attention_rows, weights, [t.tokens for _n, t in pair], word, where,
-          [_("{name}: '{word}' attends to…", name=name, word=word) for name, _t in pair],
+          viz.attention_rows, [w[q] for w, q in zip(maps, where, strict=True)],
+          [t.tokens for t in traces], word, where,
+          [_("{name}: '{word}' attends to…", name=name, word=word) for name in names],
           title=_("'{word}' in A and in B: its attention on one scale", word=word),
           filename="rows_A_B")  # fmt: skip
-    found = [_top_key(t.layers[layer].attention[head], t.tokens, q)
-             for (_n, t), q in zip(pair, where, strict=True)]  # fmt: skip
+    found = [_top_key(w, t.tokens, q) for w, t, q in zip(maps, traces, where, strict=True)]
     st.caption(_(
         "In this head '{word}' looks most at {a} in A and at {b} in B (itself and the "
         "special tokens left out). Follow one query below to find the heads where a word "
