@@ -60,10 +60,11 @@ DRAWN_CHART = f"{CHART} .main-svg"
 
 # Counts finished script runs by reading Streamlit's own websocket traffic: every run ends
 # with a ForwardMsg whose field 6 (script_finished) is set. Only the top level of each
-# protobuf frame is walked (tag varints; lengths skipped), which is cheap.
+# protobuf frame is walked (tag varints; lengths skipped), which is cheap. `sent` counts the
+# page's own messages to the server (BackMsgs: a widget's rerun request among them).
 INIT_SCRIPT = """
 (() => {
-  const s = (window.__glassbox = { finished: 0, done: 0, lastMsgAt: 0, statuses: [] });
+  const s = (window.__glassbox = { finished: 0, done: 0, sent: 0, lastMsgAt: 0, statuses: [] });
   const varint = (b, i) => {
     let v = 0, mul = 1;
     for (;;) { const x = b[i++]; v += (x & 0x7f) * mul; if (x < 0x80) return [v, i]; mul *= 128; }
@@ -95,6 +96,7 @@ INIT_SCRIPT = """
         try { inspect(e.data); } catch (err) { s.error = String(err); }
       });
     }
+    send(data) { s.sent += 1; return super.send(data); }
   }
   window.WebSocket = Watched;
 })();
@@ -254,15 +256,61 @@ def runs(page) -> int:
     return page.evaluate("() => (window.__glassbox ? window.__glassbox.done : 0)")
 
 
+STATE_JS = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const s = window.__glassbox || {};
+  return {connection: app && app.getAttribute('data-test-connection-state'),
+          script: app && app.getAttribute('data-test-script-state'), done: s.done,
+          sent: s.sent, last_statuses: (s.statuses || []).slice(-5),
+          ms_since_last_message: Math.round(performance.now() - (s.lastMsgAt || 0))};
+}
+"""
+
+
 def wait_idle(page, min_runs: int = 1, timeout: float = 30.0) -> None:
-    """Connected, at least `min_runs` runs completed, and no script running now."""
-    page.wait_for_function(IDLE_JS, arg=min_runs, timeout=timeout * 1000, polling="raf")
+    """Connected, at least `min_runs` runs completed, and no script running now. On a
+    timeout, says where the page was (connection, script state, runs, messages sent)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(IDLE_JS, arg=min_runs, timeout=timeout * 1000, polling="raf")
+    except PlaywrightTimeout as err:
+        state = page.evaluate(STATE_JS)
+        raise PlaywrightTimeout(f"not idle with {min_runs} runs done in {timeout:.0f} s: "
+                                f"{state}") from err  # fmt: skip
 
 
 def after_rerun(page, action: Callable[[], object], timeout: float = 30.0) -> None:
     """Do `action` (a widget change) and wait for the rerun it causes to finish."""
     before = runs(page)
     action()
+    wait_idle(page, before + 1, timeout)
+
+
+LOST_S = 10.0  # a click that sent nothing to the server in this long never reached the app
+
+
+def click_button(page, button, timeout: float = 60.0) -> None:
+    """Click `button` (a Streamlit button: pressing it again does no harm while its first
+    press never reached the server) and wait for the rerun it causes to finish. A click
+    that sent the server nothing in LOST_S seconds is clicked again, once, with a warning:
+    under load a click was lost once after the page had been idle (CI run 41), with no
+    message to the server, so the app never saw it. A click that reached the server and
+    then hangs still fails, with the page's state."""
+    import warnings
+
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    before, sent = runs(page), page.evaluate("() => window.__glassbox.sent")
+    button.click()
+    try:
+        page.wait_for_function("(n) => window.__glassbox.sent > n", arg=sent,
+                               timeout=LOST_S * 1000)  # fmt: skip
+    except PlaywrightTimeout:
+        warnings.warn(f"a click sent nothing to the server in {LOST_S:.0f} s "
+                      f"({page.evaluate(STATE_JS)}): clicked again", stacklevel=2)  # fmt: skip
+        button.click()
     wait_idle(page, before + 1, timeout)
 
 

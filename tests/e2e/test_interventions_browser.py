@@ -81,7 +81,7 @@ def test_the_lecture_asks_which_head_matters_for_bank(app_server, page) -> None:
     # ... and for that fragment's run to end: a click while it ran was lost once (CI run 16:
     # no run followed it in 30 s)
     harness.wait_idle(page, harness.runs(page))
-    harness.after_rerun(page, reveal.last.click, timeout=60)
+    harness.click_button(page, reveal.last)
     wait_for_title(page, "change in log p(bank), each head knocked out alone")
     best = REPORT["mlm"]["river"]["heads"]["top"][0]["head"]  # python -m training.interventions
     assert page.get_by_text(f"The model's answer: {best}", exact=False).count()
