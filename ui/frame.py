@@ -8,7 +8,7 @@ every page, its last line:
 
 The order of a run is the frame's, not each page's (docs/ARCHITECTURE.md):
 - the page's first chart leaves first: the body traces, draws the page, and only then writes
-  the sidebar's part (the sentence inputs, the URL, the timing, the model's notes), also
+  the sidebar's part (the sentence box, the URL, the timing, the model's notes), also
   after an error in the page; a page with its own input returns the trace it drew and the
   frame writes its timing after it;
 - a page of the shared sentence returns early instead of calling st.stop(), which would drop
@@ -34,7 +34,7 @@ from model.kinds import NO_MODEL, RUNS_ANOTHER
 from ui import cache, state
 from ui.registry import BY_KEY
 from ui.show import md_escape
-from ui.sidebar import sentence_inputs, sidebar
+from ui.sidebar import sentence_box, sidebar
 from ui.view import Opened, View, layers_detail
 from ui.workarounds import leave_legacy_mode
 
@@ -107,12 +107,13 @@ def body(draw: Callable[..., None], *args: object) -> None:
     """Draw the page below its header, `draw(*args)`, as one fragment (like every
     fragment here, it takes its inputs as arguments, never module globals).
 
-    What the page draws from its input lives here, and so do the inputs: a new sentence
-    (typed, picked or uploaded in the sidebar: the body draws those inputs) or an input
-    inside the page reruns only this part, not the rest of the sidebar, the menu and the
-    header. The body also writes the sidebar's timing and model notes. A fragment may write
-    into the sidebar: Streamlit redraws those writes in place on each of its runs, and a
-    widget the fragment wrote reruns the fragment.
+    What the page draws from its input lives here, and so do the inputs: a sentence typed
+    in the sidebar (the body draws its box) or an input inside the page reruns only this
+    part, not the rest of the sidebar, the menu and the header (an example picked or a file
+    uploaded, below the box, reruns the whole page). The body also writes the sidebar's
+    timing and model notes. A fragment may write into the sidebar: Streamlit redraws those
+    writes in place on each of its runs, and a widget the fragment wrote reruns the
+    fragment.
     """
     draw(*args)
 
@@ -147,7 +148,7 @@ def _own_page(opened: Opened, draw: Callable[[Opened], Trace | None]) -> None:
 def _shared_page(opened: Opened, draw: Callable[[View], None], reset: Reset,
                  first: First | None = None) -> None:  # fmt: skip
     """The body of a page that reads the shared sentence: the trace, the page, and then
-    the sidebar's part (the sentence inputs, the URL, the timing, the model's notes).
+    the sidebar's part (the sentence box, the URL, the timing, the model's notes).
 
     The sidebar's part comes last so that the page's first chart is the first thing a new
     sentence sends: sent first, the sidebar's widgets kept the browser busy until the
@@ -173,7 +174,7 @@ def _sidebar_part(opened: Opened, view: View | None) -> None:
     the timing and the model's notes only when there is a trace."""
     if opened.inputs is not None:
         with opened.inputs:
-            sentence_inputs(opened.page.key)
+            sentence_box(opened.page.key)
     state.write_url(opened.page.key, opened.model_name, sentence=True)
     if view is None:
         return

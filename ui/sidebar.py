@@ -38,9 +38,9 @@ def short_example(sentence: str, limit: int = EXAMPLE_CHARS) -> str:
     return head + tail if head else sentence[: limit - 1] + "…"
 
 
-def sentence_inputs(page: str) -> None:
-    """The shared sentence: a text box (bound to the URL's `sentence`: ui.state), the
-    lecture's examples, an upload."""
+def sentence_box(page: str) -> None:
+    """The shared sentence's text box (bound to the URL's `sentence`: ui.state), drawn by
+    the page's body (ui.frame): a sentence typed in it reruns only the body."""
     ss = st.session_state
     ss["sentence"] = ss[state.SENTENCE]  # widget state is dropped between pages: copy it back
     st.text_area(
@@ -51,6 +51,13 @@ def sentence_inputs(page: str) -> None:
         height=110,
         help=_("Type or paste a sentence, then press Ctrl+Enter (or click outside)."),
     )
+
+
+def sentence_extras() -> None:
+    """The other ways to a new sentence, below its box: the lecture's examples and an
+    upload. Drawn by the page's full run, not by its body: a body run then sends the box
+    alone, and a pick or an upload (rarer than typing) draws the whole page again."""
+    ss = st.session_state
     st.selectbox(
         _("Lecture examples"),
         EXAMPLES,
@@ -114,7 +121,8 @@ Slot = st.delta_generator.DeltaGenerator  # a place in the sidebar, filled later
 def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot | None, Slot | None]:
     """Draw the shared sidebar, its model menu offering `models`; returns its places for the
     timing (None while its expander is folded) and (when the page reads the shared
-    sentence) for the sentence inputs, both filled later by the page's body (`body`)."""
+    sentence) for the sentence box, both filled later by the page's body (`body`); the
+    examples and the upload below the box are drawn here."""
     ss = st.session_state
     ss["w_model"] = chosen
     # Asking for a GPU imports PyTorch (~1.3 s): not on a first visit, unless cuda is asked.
@@ -134,7 +142,9 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot | None
             )  # fmt: skip
         else:
             st.markdown(f":material/search: **{APP_NAME}**")
-        inputs = st.container() if sentence else None
+        inputs = st.container() if sentence else None  # the box: the body draws it
+        if sentence:
+            sentence_extras()
         st.selectbox(
             _("Model"),
             models,

@@ -22,7 +22,7 @@ class Opened:
     model_name: str  # the model this page runs
     device: str  # where it runs
     timing: Slot | None  # the sidebar's place for the timing (None: folded, not drawn)
-    inputs: Slot | None = None  # the sidebar's place for the sentence inputs, if any
+    inputs: Slot | None = None  # the sidebar's place for the sentence box, if any
     loaded: bool = True  # False: opened with load=False, the device not yet chosen
 
     @property
