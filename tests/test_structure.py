@@ -402,3 +402,13 @@ def test_the_replica_still_finds_uvicorns_settings() -> None:
         assert kwargs["timeout_graceful_shutdown"] == replica.STOP_GRACE_S
     finally:
         starlette_server._get_uvicorn_config_kwargs = original
+
+
+def test_the_replica_still_starts_streamlit_from_its_command_line() -> None:
+    """deploy/replica.py starts a replica through Streamlit's command line in-process
+    (`streamlit.web.cli.main(["run", ...])`, after its own patches), not as a new process. If
+    this fails after a Streamlit upgrade, find where the `streamlit run` command lives now."""
+    from streamlit.web import cli
+
+    run = cli.main.commands["run"]
+    assert {p.name for p in run.params} >= {"target", "args"}
