@@ -33,12 +33,10 @@ def tell_path(pid: int) -> Path:
     return _base(pid).with_suffix(".tell")
 
 
-def _answer(ask: Path, tell: Path) -> None:
-    while True:
-        with ask.open("rb", buffering=0) as questions:  # waits for the benchmark to open it
-            while questions.read(1):
-                with tell.open("w", encoding="ascii") as answer:
-                    answer.write(str(time.process_time_ns()))
+def _answer(questions: int, tell: Path) -> None:
+    while os.read(questions, 1):  # blocks until a question: never at its end (read-write)
+        with tell.open("w", encoding="ascii") as answer:
+            answer.write(str(time.process_time_ns()))
 
 
 def start() -> None:
@@ -51,7 +49,11 @@ def start() -> None:
         path.unlink(missing_ok=True)
         os.mkfifo(path)
         atexit.register(path.unlink, missing_ok=True)
-    threading.Thread(target=_answer, args=(ask_path(pid), tell_path(pid)), daemon=True,
+    # Opened here, read-write: the FIFO has a reader from now on, so a question asked as soon
+    # as start() returns is answered (opened by the thread, a question asked before the
+    # thread got there found no reader: CI run 42).
+    questions = os.open(ask_path(pid), os.O_RDWR)
+    threading.Thread(target=_answer, args=(questions, tell_path(pid)), daemon=True,
                      name="glassbox-cpu-probe").start()  # fmt: skip
 
 
