@@ -111,4 +111,5 @@ frame(
     r"$$\operatorname{Attention}(Q, K, V) = "
     r"\operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V$$",
     reset={"att_window": None, "att_query": None, "att_key": None, "cmp_att_word": None},
+    controls=compare.controls,
 )

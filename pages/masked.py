@@ -102,4 +102,5 @@ frame(
       "river to get to the other bank.* with *bank* masked, then the sentence with the cash."),
     reset={"mask_window": None, "mask_tokens": default_masks, "cmp_mask_word": None,
            "cmp_patch_word": None, **RESET},
+    controls=compare.controls,
 )

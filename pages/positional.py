@@ -130,4 +130,5 @@ frame(
       "Notice the stripes: low dimensions change fast from one position to the next, high "
       "ones slowly, like the bits of a binary counter."),
     reset={"pos_window": None, "cmp_word": None},
+    controls=compare.controls,
 )

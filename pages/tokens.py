@@ -146,4 +146,5 @@ frame(
       "depend on its context (tab *Through the layers*)."),
     reset={"tok_token": None, "tok_window": None, "cmp_word": None},
     first=chips,
+    controls=compare.controls,
 )

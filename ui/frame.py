@@ -119,7 +119,8 @@ def body(draw: Callable[..., None], *args: object) -> None:
 
 
 def frame(page: str, draw: Callable, intro: str = "", reset: Reset | None = None,
-          first: First | None = None) -> None:  # fmt: skip
+          first: First | None = None,
+          controls: Callable[[], None] | None = None) -> None:  # fmt: skip
     """The last line of every explorer page: `open_page`, then the page in its body.
 
     A page of the shared sentence (the registry's `reads="sentence"`) gets `draw(view)`
@@ -130,10 +131,15 @@ def frame(page: str, draw: Callable, intro: str = "", reset: Reset | None = None
     tokens alone (the tokens page's chips), before the model is loaded and the sentence
     traced: a shared link's first chart then does not wait for PyTorch. A page with its
     own input (`reads="own"`) gets `draw(opened)` and returns the trace it drew (None when
-    it drew none), whose timing the frame writes.
+    it drew none), whose timing the frame writes. `controls()` draws widgets above the body
+    in the page's full run (compare mode's toggle and second sentence): a new shared
+    sentence does not send them again, and a change in them reruns the whole page.
     """
     if BY_KEY[page].reads == "sentence":
-        body(_shared_page, open_page(page, intro, load=False), draw, reset or {}, first)
+        opened = open_page(page, intro, load=False)
+        if controls is not None:
+            controls()
+        body(_shared_page, opened, draw, reset or {}, first)
     else:
         body(_own_page, open_page(page, intro), draw)
 
