@@ -365,13 +365,12 @@ def reveal_all(pg) -> None:
     """Click every "Reveal the model's answer" button of a lecture step and open its
     "Try your own" expanders."""
     buttons = pg.get_by_role("button", name=re.compile("Reveal the model"))
-    hidden = pg.get_by_text("Pick an answer with the class, then reveal.")
     for _ in range(4):  # a click that lands while a run is still starting can be lost
         for _i in range(buttons.count()):  # a revealed answer takes its button's place
             harness.after_rerun(pg, buttons.first.click, timeout=60)
         pg.wait_for_timeout(300)
         harness.wait_idle(pg, timeout=60)
-        if hidden.count() == 0:
+        if buttons.count() == 0:
             break
     for summary in pg.locator("summary").filter(has_text="Try your own").all():
         summary.click()

@@ -48,9 +48,11 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
     one (`_` for constants): a guess is kept and compared as its id, in any language.
     `more`: markdown the revealed answer ends with (in a class, below the class's answer).
     Returns whether it is revealed (the step then draws its figure). Alone, the question is
-    the radio's own label; revealed, the question and the verdict on the pick are one alert
-    in the radio's and button's place, the pick final: fewer elements for the server to
-    send and the browser to draw again each run."""
+    the radio's own label and the button's tooltip says to pick with the class first (a
+    tooltip, not a caption: one element fewer a question, sent again each run); revealed,
+    the question and the verdict on the pick are one alert in the radio's and button's
+    place, the pick final: fewer elements for the server to send and the browser to draw
+    again each run."""
     ss = st.session_state
     asked = _("**:material/quiz: Predict first.** {question}", question=question)
     joined = classroom.here()
@@ -64,8 +66,8 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
         st.radio(asked, choices, index=None, key=f"{key}_guess", horizontal=True,
                  format_func=label)  # fmt: skip
         st.button(_("Reveal the model's answer"), key=f"{key}_reveal", type="primary",
-                  icon=":material/visibility:", on_click=_reveal, args=(key,))  # fmt: skip
-        st.caption(_("Pick an answer with the class, then reveal."))
+                  icon=":material/visibility:", on_click=_reveal, args=(key,),
+                  help=_("Pick an answer with the class, then reveal."))  # fmt: skip
         return False
     # Revealed: one element, the question and its answer, in the radio's and button's place
     pick_ = ss.get(f"{key}_pick")
