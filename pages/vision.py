@@ -11,7 +11,7 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts.interventions.pages import KEPT, vision_knockout
-from ui.parts.vision import choose_image
+from ui.parts.vision import choose_image, source_picker
 from ui.show import (
     download_csv,
     download_json,
@@ -145,4 +145,5 @@ frame(
     "vision",
     draw,
     INTRO,
+    controls=source_picker,
 )

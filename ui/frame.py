@@ -132,8 +132,9 @@ def frame(page: str, draw: Callable, intro: str = "", reset: Reset | None = None
     traced: a shared link's first chart then does not wait for PyTorch. A page with its
     own input (`reads="own"`) gets `draw(opened)` and returns the trace it drew (None when
     it drew none), whose timing the frame writes. `controls()` draws widgets above the body
-    in the page's full run (compare mode's toggle and second sentence): a new shared
-    sentence does not send them again, and a change in them reruns the whole page.
+    in the page's full run (compare mode's toggle and second sentence, the vision page's
+    image source): a new input in the body does not send them again, and a change in them
+    reruns the whole page.
     """
     if BY_KEY[page].reads == "sentence":
         opened = open_page(page, intro, load=False)
@@ -141,7 +142,10 @@ def frame(page: str, draw: Callable, intro: str = "", reset: Reset | None = None
             controls()
         body(_shared_page, opened, draw, reset or {}, first)
     else:
-        body(_own_page, open_page(page, intro), draw)
+        opened = open_page(page, intro)
+        if controls is not None:
+            controls()
+        body(_own_page, opened, draw)
 
 
 def _own_page(opened: Opened, draw: Callable[[Opened], Trace | None]) -> None:

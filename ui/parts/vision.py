@@ -116,14 +116,21 @@ def _draw() -> tuple[np.ndarray, str, None]:
     return image, _("your drawing, converted to 8x8"), None
 
 
+def source_picker() -> None:
+    """Where the image comes from (a test digit, a misclassified one, a drawing, an upload):
+    drawn by the page's full run above its body (ui.frame's `controls`), so a new digit
+    reruns the body without sending it again; another source reruns the whole page."""
+    st.radio(_("Image"), list(SOURCES), format_func=lambda s: _(SOURCES[s]), horizontal=True,
+             key="vit_source")  # fmt: skip
+
+
 def choose_image(
     test_x: np.ndarray, test_y: np.ndarray, wrong: dict[int, tuple[int, int]]
 ) -> tuple[np.ndarray, str, int | None]:
-    """The chosen image [8, 8] (0-16), a caption, and its test index (None: an upload).
-    `wrong` maps a test index to (true digit, predicted digit)."""
-    source = st.radio(_("Image"), list(SOURCES), format_func=lambda s: _(SOURCES[s]),
-                      horizontal=True,
-                      key="vit_source")  # fmt: skip
+    """The chosen image [8, 8] (0-16) from the source `source_picker` set, a caption, and
+    its test index (None: an upload). `wrong` maps a test index to (true digit, predicted
+    digit)."""
+    source = st.session_state.get("vit_source", next(iter(SOURCES)))
     if source == "test":
         left = right = st.container(horizontal=True, gap="large")  # one row, one element
         digit = left.selectbox(_("Digit"), range(10), key="vit_digit")
