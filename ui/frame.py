@@ -136,15 +136,13 @@ def frame(page: str, draw: Callable, intro: str = "", reset: Reset | None = None
     image source): a new input in the body does not send them again, and a change in them
     reruns the whole page.
     """
-    if BY_KEY[page].reads == "sentence":
-        opened = open_page(page, intro, load=False)
-        if controls is not None:
-            controls()
+    shared = BY_KEY[page].reads == "sentence"
+    opened = open_page(page, intro, load=not shared)
+    if controls is not None:
+        controls()
+    if shared:
         body(_shared_page, opened, draw, reset or {}, first)
     else:
-        opened = open_page(page, intro)
-        if controls is not None:
-            controls()
         body(_own_page, opened, draw)
 
 
