@@ -8,6 +8,8 @@
   XML-RPC), and supervisord starts it again as it does any replica that exits.
 - On every PROCESS_STATE event it writes RUN/cluster.json again: nginx's URL and pid, and
   each replica's index, port, pid and state, so the file is current after every restart.
+  nginx's pid is the one deploy/front.py announced last (a PROCESS_COMMUNICATION event,
+  "nginx PID", on each start, when it writes the file too).
 - When a program exits, what it left behind goes with it: its process group is killed.
   nginx's master killed by SIGKILL leaves its workers holding the port (and the tabs'
   websockets); supervisord starts every program as its own group's leader.
@@ -53,6 +55,7 @@ class Listener:
         self.answered: set[int] = set()  # pids that said "ok" once
         self.killed: set[int] = set()  # pids killed for hanging (a late tick skips them)
         self.pool = ThreadPoolExecutor(max(1, len(ports)))
+        self.nginx_pid: int | None = None  # nginx's master, as deploy/front.py announced it
 
     def log(self, what: str, **detail) -> None:
         event = {"t": time.time(), "what": what, **detail}
@@ -65,14 +68,13 @@ class Listener:
 
     def write_cluster(self) -> None:
         procs = self.processes()
-        nginx = procs.get("nginx", {})
         replicas = []
         for i, port in enumerate(self.ports, start=1):
             p = procs.get(f"replica-{i}", {})
             replicas.append({"index": i, "port": port, "pid": p.get("pid") or None,
                              "state": p.get("statename", "UNKNOWN")})  # fmt: skip
         info = {"url": self.url, "run_dir": str(self.run_dir),
-                "nginx_pid": nginx.get("pid") or None, "replicas": replicas}  # fmt: skip
+                "nginx_pid": self.nginx_pid, "replicas": replicas}  # fmt: skip
         path = self.run_dir / "cluster.json"
         path.with_suffix(".tmp").write_text(json.dumps(info, indent=1) + "\n")
         path.with_suffix(".tmp").replace(path)  # readers never see half a file
@@ -112,10 +114,19 @@ def main(argv: list[str] | None = None) -> None:
         try:
             if headers["eventname"].startswith("TICK"):
                 listener.tick()
+            elif headers["eventname"].startswith("PROCESS_COMMUNICATION"):
+                fields, data = childutils.eventdata(payload + "\n")
+                what, _, pid = data.strip().partition(" ")
+                if fields["processname"] == "nginx" and what == "nginx" and pid.isdigit():
+                    listener.nginx_pid = int(pid)
+                    listener.log("nginx started", name="nginx", pid=listener.nginx_pid)
+                    listener.write_cluster()
             else:
                 fields, _ = childutils.eventdata(payload + "\n")
                 state = headers["eventname"].removeprefix("PROCESS_STATE_").lower()
                 listener.log(state, name=fields["processname"], pid=fields.get("pid"))
+                if fields["processname"] == "nginx" and state in ("exited", "stopped", "fatal"):
+                    listener.nginx_pid = None
                 if state == "exited" and fields.get("pid"):  # its orphans (nginx's workers)
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.killpg(int(fields["pid"]), signal.SIGKILL)

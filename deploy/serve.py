@@ -103,7 +103,7 @@ def write_configs(run: Path, ports: list[int], listen: str, nginx: str) -> None:
                        for i, p in enumerate(ports))  # fmt: skip
     names = ",".join([*(f"replica-{i + 1}" for i in range(len(ports))), "nginx"])
     (run / "supervisord.conf").write_text(render("supervisord.conf.in", {
-        **common, "REPLICAS": replicas, "PROGRAMS": names, "NGINX": nginx,
+        **common, "REPLICAS": replicas, "PROGRAMS": names, "NGINX": nginx, "LISTEN": listen,
         "PORTS": ",".join(map(str, ports)), "URL": f"http://{listen}"}))  # fmt: skip
     for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):  # nginx's temp folders
         (run / "tmp" / sub).mkdir(parents=True, exist_ok=True)

@@ -2,11 +2,12 @@
 
 One cluster of 2 replicas lives through every step of one test (a module-scoped cluster
 would be started once per xdist worker): supervisord is the parent of every replica and of
-nginx; supervisorctl sees them; nginx serves Streamlit's frontend and the app's static/
-from disk with long cache headers, and the pages, health and websocket from the replicas;
-a killed replica is restarted and cluster.json follows; a hung one (SIGSTOP) is killed by
+deploy/front.py, nginx's parent; supervisorctl sees them; nginx serves Streamlit's frontend
+and the app's static/ from disk with long cache headers, and the pages, health and websocket
+from the replicas; a killed replica is restarted and cluster.json follows; a hung one (SIGSTOP) is killed by
 the event listener and restarted; nginx stopped is restarted, and so is nginx killed (its
-workers are not left on the port); a replica sent SIGTERM (a
+workers are not left on the port), and a request made while no nginx runs waits for the
+next one instead of being refused; a replica sent SIGTERM (a
 rolling update) exits 0 and comes back; Ctrl+C stops everything. The app through these
 faults in a browser: tests/e2e/test_deploy.py.
 
@@ -18,7 +19,9 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -47,6 +50,14 @@ def _get(url: str) -> tuple[int, dict, bytes]:
 
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def _state(pid: int) -> str | None:
+    """The process's state letter ("R", "S", "Z": a zombie), None when there is none."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
 
 
 def _children(pid: int) -> list[int]:
@@ -89,8 +100,11 @@ def test_a_cluster_under_supervisord(nginx_path) -> None:
     with Cluster(2, "supervisor") as c:
         info = c.info()
         supervisord = int((c.run_dir / "supervisord.pid").read_text())
-        for pid in c.pids():
-            assert _parent(pid) == supervisord, f"{pid} is not supervisord's child"
+        for pid in c.pids()[1:]:
+            assert _parent(pid) == supervisord, f"replica {pid} is not supervisord's child"
+        front = _parent(info["nginx_pid"])
+        assert "deploy.front" in Path(f"/proc/{front}/cmdline").read_text()
+        assert _parent(front) == supervisord, "deploy.front is not supervisord's child"
         names = ("glassbox:replica-1", "glassbox:replica-2", "glassbox:nginx")
         c.wait(lambda: all(re.search(rf"^{n}\s+RUNNING", c.supervisorctl("status").stdout, re.M)
                            for n in names), 30, "RUNNING in supervisorctl status")  # fmt: skip
@@ -121,8 +135,8 @@ def test_a_cluster_under_supervisord(nginx_path) -> None:
         c.supervisorctl("signal", "TERM", "glassbox:nginx")
         c.wait(lambda: c.info()["nginx_pid"] not in (None, old) and healthy(c.url, 2), 60,
                "nginx restarted")  # fmt: skip
-        # nginx's master killed: the listener kills the workers it left on the port (they
-        # would keep it, and the tabs' websockets, from the nginx supervisord starts again).
+        # nginx's master killed: deploy.front kills the workers it left on the port (they
+        # would keep it, and the tabs' websockets, from the next nginx) and starts nginx again.
         old = c.info()["nginx_pid"]
         workers = _children(old)
         assert workers, "nginx has no workers"
@@ -130,6 +144,24 @@ def test_a_cluster_under_supervisord(nginx_path) -> None:
         c.wait(lambda: c.info()["nginx_pid"] not in (None, old) and healthy(c.url, 2)
                and not [p for p in workers if alive(p)], 60,
                "nginx restarted, its old workers gone")  # fmt: skip
+        # No nginx at all for a moment (deploy.front held still, nginx and its workers
+        # killed): a request then waits on the open port, and the next nginx answers it.
+        old, front = c.info()["nginx_pid"], _parent(c.info()["nginx_pid"])
+        os.kill(front, signal.SIGSTOP)
+        try:
+            workers = _children(old)
+            os.killpg(old, signal.SIGKILL)  # its master stays a zombie: its parent is held
+            c.wait(lambda: _state(old) in ("Z", None) and not [p for p in workers if alive(p)],
+                   10, "nginx gone")  # fmt: skip
+            with ThreadPoolExecutor(1) as pool:
+                waiting = pool.submit(_get, f"{c.url}/favicon.png")
+                time.sleep(1.0)
+                assert not waiting.done(), f"answered with no nginx running: {waiting.result()}"
+                os.kill(front, signal.SIGCONT)
+                assert waiting.result()[0] == 200
+        finally:
+            os.kill(front, signal.SIGCONT)
+        assert c.info()["nginx_pid"] not in (None, old)
         # A rolling update: supervisorctl restart stops a replica with SIGTERM, it exits 0.
         old = c.replica(1)["pid"]
         done = c.supervisorctl("restart", "glassbox:replica-1")

@@ -87,7 +87,7 @@ STATE_JS = """() => {
   const w = window.__glassbox_ws || {opens: [], closes: []}, now = Date.now();
   return {connection: app?.getAttribute('data-test-connection-state'),
           script: app?.getAttribute('data-test-script-state'), done: s.done,
-          statuses: (s.statuses || []).slice(-6),
+          sent: s.sent, statuses: (s.statuses || []).slice(-6),
           heading: document.querySelector('h1')?.textContent,
           ws_opened_s_ago: w.opens.map((t) => Math.round((now - t) / 100) / 10),
           ws_closed_s_ago: w.closes.map((t) => Math.round((now - t) / 100) / 10),
@@ -267,6 +267,9 @@ class Session:
     async def runs(self) -> int:
         return await self.page.evaluate("() => (window.__glassbox ? window.__glassbox.done : 0)")
 
+    async def sent(self) -> int:
+        return await self.page.evaluate("() => (window.__glassbox ? window.__glassbox.sent : 0)")
+
     async def idle(self, min_runs: int, timeout: float = WAIT_S) -> None:
         await self.page.wait_for_function(
             harness.IDLE_JS, arg=min_runs, timeout=timeout * 1000, polling=POLL_MS
@@ -302,9 +305,11 @@ class Session:
                                  f"{str(err)[:300]}; the page: {state}") from err
 
     async def _timed(self, kind: str, action: Act, until: Act, started: float) -> None:
+        sent = []  # messages the page had sent to the server before each try, and after it
         for attempt in range(2):
             await self.page.wait_for_function(READY_JS, timeout=WAIT_S * 1000, polling=POLL_MS)
             before, acted = await self.runs(), time.time()
+            sent.append([await self.sent()])
             await action()
             answer = await self.page.wait_for_function(
                 IDLE_OR_STALLED_JS, arg={"minDone": before + 1, "since": acted * 1000,
@@ -312,6 +317,7 @@ class Session:
                 timeout=WAIT_S * 1000, polling=POLL_MS,
             )  # fmt: skip
             stalled = await answer.json_value() == "stalled"
+            sent[-1].append(await self.sent())
             if not stalled and not await self.reconnected_since(acted):
                 await until()
                 break
@@ -320,7 +326,8 @@ class Session:
                 break
             # not drawn: the fault cut the action off
             if attempt == 1:
-                raise AssertionError(f"{kind}: no answer after a reconnect, twice")
+                raise AssertionError(f"{kind}: no answer after a reconnect, twice (messages "
+                                     f"sent before and after each try: {sent})")
             self.crowd.repeated.append((time.time(), self.me.index, kind))
         self.crowd.latencies[kind].append(time.perf_counter() - started)
         self.crowd.steps.append((time.time(), self.me.index, kind))
@@ -421,7 +428,14 @@ class Session:
             self.js_errors.clear()
             await page.reload(wait_until="domcontentloaded")
             await self.idle(1)
-        await page.wait_for_selector(harness.DRAWN_CHART)
+        try:
+            await page.wait_for_selector(harness.DRAWN_CHART)
+        except Exception as err:  # say what the first page showed instead (CI runs 46, 47)
+            state = await page.evaluate(STATE_JS)
+            text = await page.evaluate(
+                "() => document.querySelector('[data-testid=\"stMain\"]')?.innerText.slice(0, 300)")
+            raise AssertionError(f"open: no chart drawn; the page at {page.url}: {state}; "
+                                 f"its main area: {text!r}") from err
         self.crowd.latencies["open"].append(time.perf_counter() - started)
         self.crowd.steps.append((time.time(), me.index, "open"))
         self.crowd.first_replica[me.index] = await self.replica()
