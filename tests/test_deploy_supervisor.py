@@ -4,12 +4,12 @@ One cluster of 2 replicas lives through every step of one test (a module-scoped 
 would be started once per xdist worker): supervisord is the parent of every replica and of
 deploy/front.py, nginx's parent; supervisorctl sees them; nginx serves Streamlit's frontend
 and the app's static/ from disk with long cache headers, and the pages, health and websocket
-from the replicas; a killed replica is restarted and cluster.json follows; a hung one (SIGSTOP) is killed by
-the event listener and restarted; nginx stopped is restarted, and so is nginx killed (its
-workers are not left on the port), and a request made while no nginx runs waits for the
-next one instead of being refused; a replica sent SIGTERM (a
-rolling update) exits 0 and comes back; Ctrl+C stops everything. The app through these
-faults in a browser: tests/e2e/test_deploy.py.
+from the replicas; a killed replica is restarted and cluster.json follows; a hung one
+(SIGSTOP) is killed by the event listener and restarted; nginx stopped is restarted, and so
+is nginx killed (its workers are not left on the port), and a request made while no nginx
+runs waits for the next one instead of being refused; a replica sent SIGTERM (a rolling
+update) exits 0 and comes back; Ctrl+C stops everything. The app through these faults in a
+browser: tests/e2e/test_deploy.py.
 
 Needs the nginx binary: skipped without it, except under CI=true, where it fails.
 """
