@@ -104,8 +104,11 @@ def with_group(pgid: int, sig: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m deploy.front", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m deploy.front",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--listen", required=True, help="nginx's address, host:port")
     parser.add_argument("command", nargs="+", help="nginx and its arguments (after --)")
     args = parser.parse_args(argv)  # fmt: skip

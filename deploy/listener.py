@@ -9,10 +9,12 @@
 - On every PROCESS_STATE event it writes RUN/cluster.json again: nginx's URL and pid, and
   each replica's index, port, pid and state, so the file is current after every restart.
   nginx's pid is the one deploy/front.py announced last (a PROCESS_COMMUNICATION event,
-  "nginx PID", on each start, when it writes the file too).
-- When a program exits, what it left behind goes with it: its process group is killed.
-  nginx's master killed by SIGKILL leaves its workers holding the port (and the tabs'
-  websockets); supervisord starts every program as its own group's leader.
+  "nginx PID", on each start, when it writes the file too), or, for a listener started
+  since, the one in nginx's own RUN/nginx.pid.
+- When a program exits, what it left behind goes with it: its process group is killed
+  (supervisord starts every program as its own group's leader). nginx runs in a group of
+  its own under deploy/front.py, which kills what nginx's master leaves (its workers,
+  holding the port and the tabs' websockets) itself.
 - Each hang and change of state is a JSON line in RUN/events.log.
 
 supervisord speaks to it on stdin and stdout (supervisor.childutils); what it says for
@@ -74,10 +76,16 @@ class Listener:
             replicas.append({"index": i, "port": port, "pid": p.get("pid") or None,
                              "state": p.get("statename", "UNKNOWN")})  # fmt: skip
         info = {"url": self.url, "run_dir": str(self.run_dir),
-                "nginx_pid": self.nginx_pid, "replicas": replicas}  # fmt: skip
+                "nginx_pid": self.nginx_pid or self.pid_file("nginx.pid"),
+                "replicas": replicas}  # fmt: skip
         path = self.run_dir / "cluster.json"
         path.with_suffix(".tmp").write_text(json.dumps(info, indent=1) + "\n")
         path.with_suffix(".tmp").replace(path)  # readers never see half a file
+
+    def pid_file(self, name: str) -> int | None:
+        with contextlib.suppress(OSError, ValueError):
+            return int((self.run_dir / name).read_text())
+        return None
 
     def check(self, index: int, proc: dict) -> None:
         """Kill replica `index` when it is hung (see the module's docstring)."""
