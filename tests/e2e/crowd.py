@@ -302,7 +302,8 @@ class Session:
         except Exception as err:  # say which step, and what the page's connection showed
             state = await self.page.evaluate(STATE_JS)
             raise AssertionError(f"{kind}{f' to {page}' if page else ''}: {type(err).__name__}: "
-                                 f"{str(err)[:300]}; the page: {state}") from err
+                                 f"{str(err)[:300]}; the page: {state}; its JavaScript errors: "
+                                 f"{[e[:300] for e in self.js_errors[:3]]}") from err
 
     async def _timed(self, kind: str, action: Act, until: Act, started: float) -> None:
         sent = []  # messages the page had sent to the server before each try, and after it
@@ -435,7 +436,8 @@ class Session:
             text = await page.evaluate(
                 "() => document.querySelector('[data-testid=\"stMain\"]')?.innerText.slice(0, 300)")
             raise AssertionError(f"open: no chart drawn; the page at {page.url}: {state}; "
-                                 f"its main area: {text!r}") from err
+                                 f"its main area: {text!r}; its JavaScript errors: "
+                                 f"{[e[:300] for e in self.js_errors[:3]]}") from err
         self.crowd.latencies["open"].append(time.perf_counter() - started)
         self.crowd.steps.append((time.time(), me.index, "open"))
         self.crowd.first_replica[me.index] = await self.replica()
