@@ -25,8 +25,7 @@ streamlit 1.67 (measured, tests/e2e/test_deploy.py::test_a_class_through_faults)
   first rerun request (the answer, or the tab's own input when it comes first) is first run
   as a plain visit of the tab's URL (its page and query string: the sentence and the model),
   without the widget values, as a fresh tab would be: the page, its fragments and its
-  widgets are registered, from the URL (a sentence the address lacks, in the middle of a
-  page change, is taken from the tab's box). Then, once that run's runner is gone, the request
+  widgets are registered, from the URL. Then, once that run's runner is gone, the request
   itself is run as the browser sent it (every widget's value; the whole page when its
   fragment has another id here): the widgets that differ from a fresh visit (the new
   sentence, an uploaded file, a chosen layer or head) fire their callbacks as on any
@@ -46,41 +45,21 @@ requirements.txt; tests/test_deploy_failover.py fails when those internals move.
 
 from __future__ import annotations
 
-import urllib.parse
-
 ADOPTED = "_glassbox_adopted"  # a session opened for a tab from another replica, not yet run
 QUEUED = "_glassbox_queued"  # the request that waits for the URL's visit to finish
 ASKING = "_glassbox_asking"  # the tab reconnected and was asked for its state
 ASK = "glassbox-failover-ask"  # the made-up fragment id the browser is asked to rerun
 ASK_EVERY_S = 0.1  # how soon (and how often, until it answers) the browser is asked
-# The app's boxes bound to the URL's parameter of the same name (ui.sidebar.sentence_box,
-# the translation pages' English box: ui.state.ENGLISH_URL)
-BOUND = ("sentence", "english")
 
 
 def _visit_of(client_state):
     """The same page and query string as `client_state`, without widget values: what a
-    fresh tab on the tab's URL sends. A box bound to the URL (BOUND) whose parameter the
-    address lacks adds its value to the query string: a tab caught between two pages (a
-    menu click) can hold an address without its sentence for a moment, and the box it
-    still shows belongs to the page it left (each page's box is a widget of its own), so
-    the run of the whole state after the visit would not bring the sentence back either:
-    the likely way two fault runs drew the app's default sentence (docs/TESTING.md (n),
-    (q))."""
+    fresh tab on the tab's URL sends."""
     from streamlit.proto.ClientState_pb2 import ClientState
 
     visit = ClientState()
     visit.CopyFrom(client_state)
     visit.ClearField("widget_states")
-    given = urllib.parse.parse_qs(visit.query_string, keep_blank_values=True)
-    missing = {}
-    for widget in client_state.widget_states.widgets:
-        key = widget.id.rsplit("-", 1)[-1]  # a keyed widget's id ends with its key
-        if key in BOUND and key not in given and widget.WhichOneof("value") == "string_value":
-            missing[key] = widget.string_value
-    if missing := {k: v for k, v in missing.items() if v}:
-        parts = [visit.query_string, urllib.parse.urlencode(missing)]
-        visit.query_string = "&".join(p for p in parts if p)
     visit.fragment_id = ""
     visit.is_auto_rerun = False
     return visit

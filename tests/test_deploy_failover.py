@@ -59,24 +59,6 @@ def test_the_first_run_is_a_visit_of_the_url() -> None:
     assert state.widget_states.widgets[0].string_value == "A new sentence"  # untouched
 
 
-def test_a_visit_takes_a_bound_box_the_address_lacks() -> None:
-    """A tab caught between pages, its address without `sentence`: the visit takes the
-    sentence from the box the tab shows (the page it left's own widget)."""
-    state = ClientState(query_string="page=masked", page_script_hash="abc")
-    for wid, value in [("$$ID-b671c59cc654169a-sentence", "The cat sat."),
-                       ("$$ID-9a-english", ""), ("$$ID-77-w_model", "mlm")]:  # fmt: skip
-        widget = state.widget_states.widgets.add()
-        widget.id, widget.string_value = wid, value
-    visit = failover._visit_of(state)
-    assert visit.query_string == "page=masked&sentence=The+cat+sat."
-    assert len(visit.widget_states.widgets) == 0
-    # the address's own parameter wins over the box
-    state.query_string = "sentence=A+dog&page=masked"
-    assert failover._visit_of(state).query_string == "sentence=A+dog&page=masked"
-    state.query_string = ""
-    assert failover._visit_of(state).query_string == "sentence=The+cat+sat."
-
-
 def test_files_the_replica_does_not_hold_are_left_out() -> None:
     class Files:
         def get_files(self, session_id, file_ids):
