@@ -32,7 +32,9 @@ streamlit 1.67 (measured, tests/e2e/test_deploy.py::test_a_class_through_faults)
   change, and the tab answers its input. A file it uploaded to the replica that died is
   left out (its uploader reads as empty here).
 
-Requests that arrive while that first visit runs wait for it; only the newest is run. A tab
+Requests that arrive while that first visit runs wait for it; only the newest is run. A
+moved tab's later input in a fragment its session does not hold (yet) runs as the whole
+page, where Streamlit would drop it. A tab
 that reconnects to the replica that still holds its session (nginx restarted, a network
 blip) resumes that session as before, and redraws. What it cannot restore: a click that was
 in flight (a page link, a tab), whose request died with the replica; the student clicks
@@ -47,6 +49,7 @@ from __future__ import annotations
 
 ADOPTED = "_glassbox_adopted"  # a session opened for a tab from another replica, not yet run
 QUEUED = "_glassbox_queued"  # the request that waits for the URL's visit to finish
+MOVED = "_glassbox_moved"  # a session opened for a tab from another replica, for good
 ASKING = "_glassbox_asking"  # the tab reconnected and was asked for its state
 ASK = "glassbox-failover-ask"  # the made-up fragment id the browser is asked to rerun
 ASK_EVERY_S = 0.1  # how soon (and how often, until it answers) the browser is asked
@@ -133,6 +136,7 @@ def install() -> None:
             session = info.session
             if session_id != wanted:  # its session lived in another process
                 setattr(session, ADOPTED, True)
+                setattr(session, MOVED, True)
                 log.info("a tab moved here (its session %s is not on this replica)", wanted)
             setattr(session, ASKING, True)
             session._enqueue_forward_msg(_ask(ASK_EVERY_S))
@@ -154,6 +158,14 @@ def install() -> None:
         if client_state is not None and getattr(self, QUEUED, None) is not None:
             setattr(self, QUEUED, client_state)  # newer than the queued one, which it replaces
             return None
+        if (client_state is not None and getattr(self, MOVED, False) and client_state.fragment_id
+                and not self.has_fragment(client_state.fragment_id)):  # fmt: skip
+            # A moved tab's input in a fragment this session does not hold (yet): one the
+            # visit drew but the run of the tab's whole state, still going, has not drawn
+            # again, or one of the other replica's page. Streamlit drops such a request,
+            # silently (a lesson tab's sentence, typed as that run went on, was lost so in a
+            # local fault run); it runs here as the whole page, with the tab's every value.
+            client_state = _whole(client_state)
         return rerun(self, client_state)
 
     def handle_event(self, sender, event, *args, **kwargs):
