@@ -35,6 +35,10 @@ def test_the_internals_it_patches_are_there() -> None:
     source = inspect.getsource(AppSession._on_scriptrunner_event)
     assert "self._handle_scriptrunner_event_on_event_loop(" in source
     assert "_scriptrunner" in inspect.getsource(AppSession.request_rerun)
+    # A moved tab's input in a fragment its session lacks runs as the whole page: Streamlit
+    # itself drops such a request (the check the patch runs before it, with the same call).
+    assert "self.has_fragment(fragment_id)" in inspect.getsource(AppSession.request_rerun)
+    assert list(inspect.signature(AppSession.has_fragment).parameters) == ["self", "fragment_id"]
 
 
 def test_install_is_idempotent() -> None:

@@ -48,14 +48,20 @@ def _get(url: str) -> tuple[int, dict, bytes]:
         return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
 
 
+def _stat(pid: int) -> list[str]:
+    """/proc/PID/stat's fields after the command's name: its state letter ("R", "S", "Z": a
+    zombie), then its parent's pid, ..."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def _parent(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    return int(_stat(pid)[1])
 
 
 def _state(pid: int) -> str | None:
-    """The process's state letter ("R", "S", "Z": a zombie), None when there is none."""
+    """The process's state letter, None when there is no such process."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return _stat(pid)[0]
     except OSError:
         return None
 
@@ -161,7 +167,8 @@ def test_a_cluster_under_supervisord(nginx_path) -> None:
                 assert waiting.result()[0] == 200
         finally:
             os.kill(front, signal.SIGCONT)
-        assert c.info()["nginx_pid"] not in (None, old)
+        c.wait(lambda: c.info()["nginx_pid"] not in (None, old), 30,
+               "the next nginx in cluster.json")  # the listener writes it a moment later
         # A rolling update: supervisorctl restart stops a replica with SIGTERM, it exits 0.
         old = c.replica(1)["pid"]
         done = c.supervisorctl("restart", "glassbox:replica-1")
