@@ -2,7 +2,7 @@
 
     store.py     the Store over SQLAlchemy 2 Core (SQLite by default, PostgreSQL with
                  GLASSBOX_DATABASE_URL), its errors and the code/student id rules
-    __main__.py  python -m classroom open --json | results CODE --json | close CODE KEY
+    __main__.py  python -m classroom open --json | results CODE --json|--csv | close CODE KEY
 
 No Streamlit here: the lecture's pages (ui/lecture/classroom.py) and tools outside the
 repository use the same Store. docs/CLASSROOM.md says how to teach with it.
@@ -13,9 +13,12 @@ from classroom.store import (
     HOURS,
     VOTES_PER_MINUTE,
     ClassError,
+    Closed,
+    Locked,
     NoSuchClass,
     NotTeacher,
     Opened,
+    PollSummary,
     Refused,
     Snapshot,
     Store,
@@ -24,10 +27,11 @@ from classroom.store import (
     clean_code,
     is_student,
     new_student,
+    results_csv,
 )
 
 __all__ = [
-    "DATABASE_ENV", "HOURS", "VOTES_PER_MINUTE", "ClassError", "NoSuchClass", "NotTeacher",
-    "Opened", "Refused", "Snapshot", "Store", "TooFast", "Unavailable", "clean_code",
-    "is_student", "new_student",
+    "DATABASE_ENV", "HOURS", "VOTES_PER_MINUTE", "ClassError", "Closed", "Locked",
+    "NoSuchClass", "NotTeacher", "Opened", "PollSummary", "Refused", "Snapshot", "Store",
+    "TooFast", "Unavailable", "clean_code", "is_student", "new_student", "results_csv",
 ]  # fmt: skip

@@ -1,10 +1,13 @@
 """python -m classroom: open a class, read its results, close it, from a shell.
 
     python -m classroom open --json            {"code", "student_url", "teacher_url"}
-    python -m classroom results CODE --json    {"students": n, "steps": {slug: {answer: n}}}
+    python -m classroom results CODE --json    {"students": n, "steps": {slug: {answer: n}},
+                                                "answers": {slug: the model's answer}}
+    python -m classroom results CODE --csv     step,answer,votes,model_answer (true/false)
     python -m classroom close CODE KEY
 
-Both read GLASSBOX_DATABASE_URL, as the app does (unset: SQLite in the data folder).
+All read GLASSBOX_DATABASE_URL, as the app does (unset: SQLite in the data folder). A
+closed class's results still answer until the class expires.
 """
 
 from __future__ import annotations
@@ -13,7 +16,15 @@ import argparse
 import json
 import sys
 
-from classroom.store import DATABASE_ENV, HOURS, ClassError, NoSuchClass, NotTeacher, Store
+from classroom.store import (
+    DATABASE_ENV,
+    HOURS,
+    ClassError,
+    NoSuchClass,
+    NotTeacher,
+    Store,
+    results_csv,
+)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -24,10 +35,14 @@ def parser() -> argparse.ArgumentParser:
     o = sub.add_parser("open", help="open a class: its code and the student's and teacher's links")
     o.add_argument("--hours", type=float, default=HOURS, help=f"expires after (default {HOURS})")
     o.add_argument("--json", action="store_true", help="print JSON")
-    r = sub.add_parser("results", help="a class's votes per question")
+    r = sub.add_parser("results", help="a class's votes per question (also once closed)")
     r.add_argument("code")
-    r.add_argument("--json", action="store_true", help="print JSON")
-    c = sub.add_parser("close", help="close a class: its code stops working, its rows go")
+    how = r.add_mutually_exclusive_group()
+    how.add_argument("--json", action="store_true", help="print JSON")
+    how.add_argument("--csv", action="store_true",
+                     help="print CSV: step,answer,votes,model_answer")  # fmt: skip
+    c = sub.add_parser("close", help="close a class: its code stops working, its results stay "
+                       "until it expires")  # fmt: skip
     c.add_argument("code")
     c.add_argument("key", help="the teacher key (from the teacher's link)")
     return p
@@ -46,10 +61,14 @@ def main(argv: list[str] | None = None) -> int:
             results = store.results(args.code)
             if args.json:
                 print(json.dumps(results, ensure_ascii=False))
+            elif args.csv:
+                sys.stdout.write(results_csv(results))
             else:
                 print(f"students: {results['students']}")
+                model = results["answers"]
                 for poll, counts in results["steps"].items():
-                    print(f"{poll}: " + ", ".join(f"{a} {n}" for a, n in counts.items()))
+                    said = f" (the model: {model[poll]})" if poll in model else ""
+                    print(f"{poll}: " + ", ".join(f"{a} {n}" for a, n in counts.items()) + said)
         else:
             store.close(args.code, args.key)
             print("closed")

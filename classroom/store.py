@@ -3,10 +3,15 @@ busy timeout: every replica on one machine shares the file), PostgreSQL for a cl
 (GLASSBOX_DATABASE_URL=postgresql+psycopg://...). The schema is created on start.
 
 Four tables, each keyed on the class's code:
-    classes    code, the teacher key's SHA-256, when it opened and expires, the teacher's step
-    polls      a question (its step slug) with its answer ids, and whether it is revealed
-    votes      one row per (poll, student): a changed pick replaces the old one
+    classes    code, the teacher key's SHA-256, when it opened, closed and expires, the
+               teacher's step
+    polls      a question (its step slug) with its answer ids, whether it is revealed, and
+               the model's answer (stored by the teacher's reveal)
+    votes      one row per (poll, student): a changed pick replaces the old one, until the
+               reveal locks them
     students   the random ids that joined, and each one's votes in the current minute
+
+A closed class keeps its rows (results, summary) until it expires; its code stops working.
 
 Every statement is built by SQLAlchemy with bound parameters. A value that is not a code
 never reaches the database; a database that cannot be reached raises Unavailable.
@@ -22,10 +27,11 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from sqlalchemy import (
     Boolean,
@@ -44,7 +50,9 @@ from sqlalchemy import (
     delete,
     event,
     func,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -71,6 +79,7 @@ classes = Table(
     Column("opened", Float, nullable=False),
     Column("expires", Float, nullable=False),
     Column("step", String(MAX_ID), nullable=False, default=""),
+    Column("closed", Float, nullable=True),  # when the teacher closed it; NULL: open
 )  # fmt: skip
 polls = Table(
     "gb_polls", metadata,
@@ -78,6 +87,7 @@ polls = Table(
     Column("poll", String(MAX_ID), primary_key=True),
     Column("choices", Text, nullable=False),
     Column("revealed", Boolean, nullable=False, default=False),
+    Column("answer", String(MAX_ID), nullable=True),  # the model's, stored at the reveal
 )  # fmt: skip
 votes = Table(
     "gb_votes", metadata,
@@ -94,7 +104,8 @@ students = Table(
     Column("minute", Float, nullable=False),
     Column("count", Integer, nullable=False),
 )  # fmt: skip
-TABLES = (votes, polls, students, classes)  # the order a close deletes in
+TABLES = (votes, polls, students, classes)  # the order a purge deletes in
+ADDED = {classes: ("closed", "FLOAT"), polls: ("answer", f"VARCHAR({MAX_ID})")}  # since 56
 
 
 class ClassError(Exception):
@@ -105,12 +116,20 @@ class NoSuchClass(ClassError):
     """Not a code, an unknown code, a closed or an expired class."""
 
 
+class Closed(NoSuchClass):
+    """A class the teacher closed: its code no longer works, its results are still kept."""
+
+
 class NotTeacher(ClassError):
     """A missing or wrong teacher key."""
 
 
 class Refused(ClassError):
     """A vote that is not one of the question's own answer ids."""
+
+
+class Locked(Refused):
+    """A vote on a revealed poll: the votes lock at the reveal."""
 
 
 class TooFast(ClassError):
@@ -143,6 +162,53 @@ class Snapshot:
 
     step: str
     revealed: frozenset[str]
+
+
+@dataclass(frozen=True)
+class PollSummary:
+    """One poll of a class at its end: the votes per answer (locked at the reveal), the
+    model's answer (None if the poll was never revealed), and what they add up to."""
+
+    poll: str
+    counts: Mapping[str, int]
+    answer: str | None
+    revealed: bool
+
+    @property
+    def votes(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def right(self) -> float | None:
+        """The share of the votes that picked the model's answer (None: no answer, no votes)."""
+        if self.answer is None or not self.votes:
+            return None
+        return self.counts.get(self.answer, 0) / self.votes
+
+    @property
+    def other(self) -> str | None:
+        """The commonest answer other than the model's that got a vote (ties: the first)."""
+        others = [(n, -i, a) for i, (a, n) in enumerate(self.counts.items())
+                  if n and a != self.answer]  # fmt: skip
+        return max(others)[2] if others else None
+
+
+def results_csv(results: dict) -> str:
+    """`results` (Store.results) as CSV, the contract of `python -m classroom results --csv`:
+    the header step,answer,votes,model_answer, then one row per answer of each poll, with
+    model_answer true for the model's answer and false otherwise (also for every answer of
+    a poll never revealed: its model's answer was never stored)."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["step", "answer", "votes", "model_answer"])
+    for poll, counts in results["steps"].items():
+        model = results["answers"].get(poll)
+        for answer, n in counts.items():
+            writer.writerow([poll, answer, n, "true" if answer == model else "false"])
+    return out.getvalue()
 
 
 def clean_code(value: object) -> str:
@@ -225,6 +291,21 @@ def _forget_engines() -> None:
 os.register_at_fork(after_in_child=_forget_engines)
 
 
+def upgrade(engine: Engine) -> None:
+    """Add the columns a database made before them lacks (create_all adds no column to a
+    table that exists). Two replicas may add one at once: the loser's error is ignored
+    when the column is there after all."""
+    for table, (column, kind) in ADDED.items():
+        if column in {c["name"] for c in inspect(engine).get_columns(table.name)}:
+            continue
+        try:
+            with engine.connect().execution_options(write=True) as conn, conn.begin():
+                conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {column} {kind}"))
+        except SQLAlchemyError:
+            if column not in {c["name"] for c in inspect(engine).get_columns(table.name)}:
+                raise
+
+
 def engine_for(url: str) -> Engine:
     """One engine (one connection pool) per database URL per process, schema created once."""
     with _lock:
@@ -233,6 +314,7 @@ def engine_for(url: str) -> Engine:
             try:
                 engine = make_engine(url)
                 metadata.create_all(engine)
+                upgrade(engine)
             except (SQLAlchemyError, OSError, ImportError) as e:
                 if engine is not None:
                     engine.dispose()
@@ -270,12 +352,17 @@ class Store:
         """The statements every poll and vote runs, built once with named bound parameters
         (building a statement costs more than running it on SQLite)."""
         p, fresh = bindparam, students.c.minute <= bindparam("fresh")
+        live = (classes.c.code == p("code"), classes.c.expires > p("now"),
+                classes.c.closed.is_(None))  # fmt: skip
         return {
-            "live": select(classes.c.key_hash, classes.c.step).where(
-                classes.c.code == p("code"), classes.c.expires > p("now")),
+            "live": select(classes.c.key_hash, classes.c.step).where(*live),
+            "kept": select(classes.c.key_hash, classes.c.closed).where(*live[:2]),
             "snapshot": select(classes.c.step, polls.c.poll).select_from(classes.outerjoin(
                 polls, (polls.c.code == classes.c.code) & polls.c.revealed.is_(True))).where(
-                classes.c.code == p("code"), classes.c.expires > p("now")),
+                *live),
+            "voting": select(classes.c.code, polls.c.revealed).select_from(classes.outerjoin(
+                polls, (polls.c.code == classes.c.code) & (polls.c.poll == p("poll")))).where(
+                *live),
             "count": self.insert(students).values(
                 code=p("code"), student=p("student"), minute=p("now"), count=1)
             .on_conflict_do_update(index_elements=["code", "student"], set_={
@@ -321,11 +408,24 @@ class Store:
         raise Unavailable("no free class code")  # 20 collisions: never seen at a billion codes
 
     def _live(self, conn: Connection, code: str) -> tuple[str, str]:
-        """(key hash, step) of a live class, or NoSuchClass."""
+        """(key hash, step) of a live class, or NoSuchClass (Closed for a closed one)."""
         row = conn.execute(self.hot["live"], {"code": code, "now": self.clock()}).first()
         if row is None:
-            raise NoSuchClass("no such class")
+            self._missing(conn, code)
         return row.key_hash, row.step
+
+    def _kept(self, conn: Connection, code: str) -> tuple[str, float | None]:
+        """(key hash, when it closed or None) of a class open or closed, not expired; or
+        NoSuchClass. What its results are read from."""
+        row = conn.execute(self.hot["kept"], {"code": code, "now": self.clock()}).first()
+        if row is None:
+            raise NoSuchClass("no such class")
+        return row.key_hash, row.closed
+
+    def _missing(self, conn: Connection, code: str) -> NoReturn:
+        """A class that is not live: Closed if the teacher closed it, else NoSuchClass."""
+        _hash, closed = self._kept(conn, code)
+        raise Closed("the class is closed") if closed is not None else NoSuchClass("no such class")
 
     def check(self, value: object) -> str:
         """The code of a live class, or NoSuchClass."""
@@ -335,33 +435,44 @@ class Store:
         return code
 
     def is_teacher(self, value: object, key: object) -> bool:
-        """Whether `key` is the class's teacher key (compared in constant time)."""
+        """Whether `key` is the class's teacher key (compared in constant time), also for a
+        closed class whose results are kept (its teacher may still read its summary)."""
         code = clean_code(value)
         if not isinstance(key, str) or not key or len(key) > 200:
             return False
         with self._tx() as conn:
-            stored, _step = self._live(conn, code)
+            stored, _closed = self._kept(conn, code)
         return hmac.compare_digest(stored, key_hash(key))
 
     def _teacher(self, conn: Connection, code: str, key: object) -> None:
         stored, _step = self._live(conn, code)
-        if not isinstance(key, str) or not hmac.compare_digest(stored, key_hash(key)):
-            raise NotTeacher("not the teacher")
+        _check_key(stored, key)
 
     def close(self, value: object, key: object) -> None:
-        """The teacher ends the class: its code stops working and its rows are deleted."""
+        """The teacher ends the class: its code stops working (Closed), its votes and polls
+        are kept until it expires, for its results and summary. Closing again changes
+        nothing."""
         code = clean_code(value)
         with self._tx(write=True) as conn:
-            self._teacher(conn, code, key)
-            for table in TABLES:
-                conn.execute(delete(table).where(table.c.code == code))
+            stored, closed = self._kept(conn, code)
+            _check_key(stored, key)
+            if closed is None:
+                conn.execute(update(classes).where(classes.c.code == code)
+                             .values(closed=self.clock()))  # fmt: skip
+
+    def closed(self, value: object) -> float | None:
+        """When the class was closed (time.time()), or None while it is open; NoSuchClass
+        for an unknown or expired one."""
+        code = clean_code(value)
+        with self._tx() as conn:
+            return self._kept(conn, code)[1]
 
     def purge(self) -> int:
         """Delete every expired class's rows; how many classes went."""
         with self._tx(write=True) as conn:
             gone = [r.code for r in conn.execute(select(classes.c.code).where(
                 classes.c.expires <= self.clock()))]  # fmt: skip
-            for table in TABLES:
+            for table in TABLES:  # a closed class's too: kept only until it expires
                 if gone:
                     conn.execute(delete(table).where(table.c.code.in_(gone)))
         return len(gone)
@@ -387,12 +498,13 @@ class Store:
             conn.execute(update(classes).where(classes.c.code == code).values(step=step[:MAX_ID]))
 
     def snapshot(self, value: object) -> Snapshot:
-        """The teacher's step and the revealed polls: what a follower reads every poll."""
+        """The teacher's step and the revealed polls: what a follower reads every poll.
+        Closed once the teacher closed the class."""
         code = clean_code(value)
         with self._tx() as conn:  # one query: the class and its revealed polls
             rows = conn.execute(self.hot["snapshot"], {"code": code, "now": self.clock()}).all()
-        if not rows:
-            raise NoSuchClass("no such class")
+            if not rows:
+                self._missing(conn, code)
         return Snapshot(rows[0].step, frozenset(r.poll for r in rows if r.poll is not None))
 
     # --- polls --------------------------------------------------------------------------------
@@ -411,7 +523,9 @@ class Store:
     def vote(self, value: object, student: str, poll: str, answer: object,
              choices: list[str]) -> None:  # fmt: skip
         """A student's pick for `poll`: one of `choices` (the question's own ids), or Refused.
-        A second pick replaces the first; beyond VOTES_PER_MINUTE a vote is TooFast."""
+        A second pick replaces the first until the teacher reveals the poll; after it, any
+        vote on it is Locked (every student and the teacher see the same final shares).
+        Beyond VOTES_PER_MINUTE a vote is TooFast."""
         code = clean_code(value)
         if not is_student(student):
             raise Refused("not a student id")
@@ -421,7 +535,12 @@ class Store:
         values = {"code": code, "student": student, "poll": poll[:MAX_ID], "answer": answer,
                   "now": now, "fresh": now - 60}  # fmt: skip
         with self._tx(write=True) as conn:
-            self._live(conn, code)
+            row = conn.execute(self.hot["voting"], {"code": code, "poll": values["poll"],
+                                                     "now": now}).first()  # fmt: skip
+            if row is None:
+                self._missing(conn, code)
+            if row.revealed:
+                raise Locked("the votes on this question are locked: it is revealed")
             count = self._run(conn, "count", values).scalar_one()
             if count <= VOTES_PER_MINUTE:
                 self._ask(conn, code, poll, choices)
@@ -437,14 +556,20 @@ class Store:
                 votes.c.code == code, votes.c.poll == poll, votes.c.student == student)
             ).scalar_one_or_none()  # fmt: skip
 
-    def reveal(self, value: object, key: object, poll: str, choices: list[str]) -> None:
-        """The teacher reveals `poll` to every student who follows."""
+    def reveal(self, value: object, key: object, poll: str, choices: list[str],
+               answer: str) -> None:  # fmt: skip
+        """The teacher reveals `poll` to every student who follows, and the store keeps the
+        model's `answer` (the one the class is shown; a second reveal keeps the first). From
+        here on the poll's votes are locked."""
         code = clean_code(value)
+        if not isinstance(answer, str) or not answer:
+            raise Refused("no model's answer")
         with self._tx(write=True) as conn:
             self._teacher(conn, code, key)
             self._ask(conn, code, poll, choices)
-            conn.execute(update(polls).where(polls.c.code == code, polls.c.poll == poll)
-                         .values(revealed=True))  # fmt: skip
+            conn.execute(update(polls).where(polls.c.code == code, polls.c.poll == poll[:MAX_ID])
+                         .values(revealed=True, answer=func.coalesce(polls.c.answer,
+                                                                     answer[:MAX_ID])))  # fmt: skip
 
     def tally(self, value: object, key: object, poll: str) -> dict[str, int]:
         """The teacher's histogram of `poll`: answer id -> votes."""
@@ -469,20 +594,50 @@ class Store:
         return {answer: int(n) for answer, n in rows}
 
     def results(self, value: object) -> dict:
-        """{"students": n, "steps": {poll: {answer: count}}}: every poll asked, with zeros.
-        For the teacher (the UI checks the key first) and `python -m classroom results`."""
+        """{"students": n, "steps": {poll: {answer: count}}, "answers": {poll: the model's
+        answer}}: every poll asked, with zeros; "answers" holds the polls revealed (the
+        reveal stores the model's answer). Also for a closed class, until it expires. For
+        the teacher (the UI checks the key first) and `python -m classroom results`."""
         code = clean_code(value)
         with self._tx() as conn:
-            self._live(conn, code)
-            n = conn.execute(select(func.count()).select_from(students).where(
-                students.c.code == code)).scalar_one()  # fmt: skip
-            steps: dict[str, dict[str, int]] = {}
-            for poll, choices in conn.execute(select(polls.c.poll, polls.c.choices).where(
-                    polls.c.code == code).order_by(polls.c.poll)):  # fmt: skip
-                steps[poll] = dict.fromkeys(json.loads(choices), 0)
-            for poll, answer, count in conn.execute(
-                select(votes.c.poll, votes.c.answer, func.count())
-                .where(votes.c.code == code).group_by(votes.c.poll, votes.c.answer)
-            ):  # fmt: skip
-                steps.setdefault(poll, {})[answer] = int(count)
-        return {"students": int(n), "steps": steps}
+            return self._results(conn, code)[0]
+
+    def _results(self, conn: Connection, code: str) -> tuple[dict, set[str]]:
+        """results()'s dict and the polls revealed."""
+        self._kept(conn, code)
+        n = conn.execute(select(func.count()).select_from(students).where(
+            students.c.code == code)).scalar_one()  # fmt: skip
+        steps: dict[str, dict[str, int]] = {}
+        answers: dict[str, str] = {}
+        revealed: set[str] = set()
+        for poll, choices, shown, answer in conn.execute(
+            select(polls.c.poll, polls.c.choices, polls.c.revealed, polls.c.answer)
+            .where(polls.c.code == code).order_by(polls.c.poll)
+        ):  # fmt: skip
+            steps[poll] = dict.fromkeys(json.loads(choices), 0)
+            if shown:
+                revealed.add(poll)
+            if answer is not None:
+                answers[poll] = answer
+        for poll, answer, count in conn.execute(
+            select(votes.c.poll, votes.c.answer, func.count())
+            .where(votes.c.code == code).group_by(votes.c.poll, votes.c.answer)
+        ):  # fmt: skip
+            steps.setdefault(poll, {})[answer] = int(count)
+        return {"students": int(n), "steps": steps, "answers": answers}, revealed
+
+    def summary(self, value: object) -> list[PollSummary]:
+        """The class's summary, one PollSummary per poll asked (in results' order): its
+        votes, the share that picked the model's answer before the reveal (the votes lock
+        at it) and the commonest other answer. Also for a closed class, until it expires."""
+        code = clean_code(value)
+        with self._tx() as conn:
+            results, revealed = self._results(conn, code)
+        return [PollSummary(poll, counts, results["answers"].get(poll), poll in revealed)
+                for poll, counts in results["steps"].items()]  # fmt: skip
+
+
+def _check_key(stored: str, key: object) -> None:
+    """NotTeacher unless `key` hashes to `stored` (compared in constant time)."""
+    if not isinstance(key, str) or not hmac.compare_digest(stored, key_hash(key)):
+        raise NotTeacher("not the teacher")

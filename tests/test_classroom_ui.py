@@ -89,6 +89,13 @@ def test_a_student_votes_and_the_teacher_counts_and_reveals(store: classroom.Sto
     student.run()
     assert_drawn(student)
     assert "100% of you said" in texts(student) and student.get("bidi_component")
+    assert store.results(o.code)["answers"]["attention"] in radio.options  # kept by the reveal
+    radio = student.radio(key="l2_guess")
+    counted = radio.value
+    radio.set_value(next(a for a in radio.options if a != counted)).run()  # after the reveal
+    assert student.radio(key="l2_guess").value == counted  # locked: the counted vote stays
+    assert "the votes are locked" in texts(student)
+    assert store.results(o.code)["steps"]["attention"][counted] == 1
 
 
 def test_a_follower_loads_the_teachers_step_afresh(store: classroom.Store) -> None:

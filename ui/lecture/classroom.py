@@ -359,7 +359,7 @@ def teacher_asks(joined: Joined, key: str, poll: str, choices: list[str], answer
     if not shown and st.button(_("Reveal to the class"), key=f"{key}_reveal", type="primary",
                                icon=":material/visibility:"):  # fmt: skip
         try:
-            store().reveal(joined.code, joined.key, poll, choices)
+            store().reveal(joined.code, joined.key, poll, choices, answer)
         except classroom.ClassError:
             unavailable()
             return False
@@ -386,13 +386,20 @@ def teacher_asks(joined: Joined, key: str, poll: str, choices: list[str], answer
 
 
 def vote(joined: Joined, key: str, poll: str, choices: list[str]) -> None:
-    """The radio's callback: the pick is the student's vote (a new pick replaces it)."""
-    pick = st.session_state.get(f"{key}_guess")
+    """The radio's callback: the pick is the student's vote (a new pick replaces it, until
+    the reveal locks the votes: then the radio goes back to the vote that counted)."""
+    ss = st.session_state
+    pick = ss.get(f"{key}_guess")
     if pick is None:
         return
     try:
         store().vote(joined.code, joined.student, poll, pick, choices)
-        st.session_state[f"{key}_voted"] = "ok"
+        ss[f"{key}_voted"] = "ok"
+    except classroom.Locked:
+        with contextlib.suppress(classroom.ClassError):
+            mine = store().my_vote(joined.code, joined.student, poll)
+            ss[f"{key}_guess"] = mine if mine in choices else None
+        ss[f"{key}_voted"] = "locked"
     except classroom.TooFast:
         st.session_state[f"{key}_voted"] = "fast"
     except classroom.ClassError:
@@ -415,6 +422,8 @@ def student_asks(joined: Joined, key: str, poll: str, choices: list[str], answer
         st.warning(_("Too many votes at once: wait a minute, then pick again."))
     elif said == "down":
         unavailable()
+    elif said == "locked":
+        st.caption(_(":material/lock: The answer is revealed: the votes are locked."))
     elif pick is not None:
         st.caption(_(":material/how_to_vote: Your vote is counted."))
     following = ss.get("class_follow", True)
