@@ -5,6 +5,8 @@
     m.trace("The cat sat on the mat.")      # a Trace (numpy), whatever the model
     m.fill_mask("I [MASK] across the river.", k=5)
     m.trace(text, ablate=[(1, 2)])          # layer 1's head 2 knocked out (z = 0 before W_O)
+    m.trace(text, ablate_mlp=[0])           # layer 0's MLP knocked out (mlp_out = 0)
+    m.mlp_weights(0)                        # {"w_in", "b_in", "w_out", "b_out"}
     m.logit_lens(text)                      # [L + 1, T, V] log-probs read from the stream
     m.patch(source, target, at=[(0, 3)])    # target's run with source's resid_pre at (0, 3)
 
@@ -13,8 +15,9 @@ raises `Unsupported` with a message a person can read; pages ask `m.can("fill_ma
 catalogue, before loading) instead of naming models. No torch here: the app can read the
 catalogue before PyTorch is imported.
 
-The options of a forward pass (positions, heads knocked out, a patch) are one frozen
-`RunOptions` (model/options.py): the public keywords (`positions=`, `ablate=`) make one,
+The options of a forward pass (positions, heads and MLPs knocked out, a patch) are one
+frozen `RunOptions` (model/options.py): the public keywords (`positions=`, `ablate=`,
+`ablate_mlp=`) make one,
 and every capability runs through a method that takes it (`trace_with`, `fill_mask_ids`,
 `next_distribution`, `log_probs`), so an experiment is a forward pass like any other.
 """
@@ -28,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from model.kinds import CAPABILITIES, DOES, capabilities_of
-from model.options import CLEAN, Patch, RunOptions
+from model.options import CLEAN, Patch, RunOptions, mlp_stacks
 from model.trace import Trace
 
 Candidates = list[tuple[str, float]]  # (token or label, probability), most likely first
@@ -155,11 +158,16 @@ class Model:
             f"it can {can or 'do nothing the app asks'}."
         )
 
-    def trace(self, inputs: Any, positions: bool = True, ablate: Iterable | None = None) -> Trace:
+    def trace(
+        self, inputs: Any, positions: bool = True, ablate: Iterable | None = None,
+        ablate_mlp: Iterable | None = None,
+    ) -> Trace:  # fmt: skip
         """Everything one forward pass computed, for a text (or an image), as numpy.
         `ablate`: (layer, head) pairs (an encoder-decoder: (stack, layer, head)) whose z is
-        zero before W_O; everything after it is recomputed."""
-        return self.trace_with(inputs, RunOptions(positions=positions, ablate=ablate))
+        zero before W_O; `ablate_mlp`: layers (an encoder-decoder: (stack, layer)) whose
+        mlp_out is zero; everything after them is recomputed."""
+        options = RunOptions(positions=positions, ablate=ablate, ablate_mlp=ablate_mlp)
+        return self.trace_with(inputs, options)
 
     def trace_with(self, inputs: Any, options: RunOptions = CLEAN) -> Trace:
         """`trace` under any options (mean-ablation, a patch); inputs may be token ids."""
@@ -200,11 +208,20 @@ class Model:
         4)} for one stack; an encoder-decoder's "encoder", "decoder" and "cross"."""
         return {}
 
-    def fill_mask(self, text: str, k: int = 5, ablate: Iterable | None = None) -> list[Candidates]:
+    def mlps(self) -> dict[str, int]:
+        """The stacks whose MLPs can be knocked out, each with its number of layers: {"": 4}
+        for one stack; an encoder-decoder's "encoder" and "decoder"; {} for none."""
+        return mlp_stacks(self.heads())
+
+    def fill_mask(
+        self, text: str, k: int = 5, ablate: Iterable | None = None,
+        ablate_mlp: Iterable | None = None,
+    ) -> list[Candidates]:  # fmt: skip
         """One ranked (token, probability) list per [MASK] in the text, in order."""
         if not self.can("fill_mask"):
             raise self._unsupported("fill_mask")
-        return self.fill_mask_ids(self.encode(text).ids, k, RunOptions(ablate=ablate))
+        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp)
+        return self.fill_mask_ids(self.encode(text).ids, k, options)
 
     def next_token(
         self,
@@ -214,13 +231,14 @@ class Model:
         top_k: int | None = None,
         top_p: float | None = None,
         ablate: Iterable | None = None,
+        ablate_mlp: Iterable | None = None,
     ) -> Candidates:
         """The k most likely next tokens after the text, with their (filtered) probabilities:
         the top of `next_distribution`, which is what a decoder implements."""
         if not self.can("next_token"):
             raise self._unsupported("next_token")
         sampling = Sampling.of(temperature, top_k, top_p)
-        options = RunOptions(ablate=ablate)
+        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp)
         probs = self.next_distribution(self.encode(text).ids, sampling, options)
         top = [int(i) for i in np.argsort(-probs, kind="stable")[:k]]
         names = self.tokens_of(top)
@@ -235,13 +253,15 @@ class Model:
         top_p: float | None = None,
         seed: int = 0,
         ablate: Iterable | None = None,
+        ablate_mlp: Iterable | None = None,
     ) -> Generation:
         """A continuation sampled token by token from `next_distribution`: step i draws with
         (seed, i), as the causal page does click by click, so the same seed gives the same
         text; stops after the end token."""
         if not self.can("generate"):
             raise self._unsupported("generate")
-        sampling, options = Sampling.of(temperature, top_k, top_p), RunOptions(ablate=ablate)
+        sampling = Sampling.of(temperature, top_k, top_p)
+        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp)
         ids, eos = list(self.encode(prompt).ids), self.special_ids().get("[EOS]")
         new_ids: list[int] = []
         probs: list[float] = []
@@ -255,22 +275,28 @@ class Model:
         return Generation(prompt, self.tokens_of(new_ids), new_ids, probs,
                           self.decode(ids + new_ids))  # fmt: skip
 
-    def translate(self, text: str, ablate: Iterable | None = None) -> Translation:
+    def translate(
+        self, text: str, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None
+    ) -> Translation:
         """The text in the target language, decoded greedily."""
         raise self._unsupported("translate")
 
-    def classify(self, image: Any, ablate: Iterable | None = None) -> Candidates:
+    def classify(
+        self, image: Any, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None
+    ) -> Candidates:
         """Every class with its probability, most likely first."""
         raise self._unsupported("classify")
 
     # -- Token-level helpers the pages use beside their capability (text models) ------------
 
     def trace_ids(
-        self, ids: list[int], positions: bool = True, ablate: Iterable | None = None
-    ) -> Trace:
+        self, ids: list[int], positions: bool = True, ablate: Iterable | None = None,
+        ablate_mlp: Iterable | None = None,
+    ) -> Trace:  # fmt: skip
         """`trace` for token ids as they are (a sentence with [MASK]s, a prompt plus the
         tokens generated so far)."""
-        return self.trace_with(list(ids), RunOptions(positions=positions, ablate=ablate))
+        options = RunOptions(positions=positions, ablate=ablate, ablate_mlp=ablate_mlp)
+        return self.trace_with(list(ids), options)
 
     def fill_mask_ids(
         self, ids: list[int], k: int = 5, options: RunOptions = CLEAN
@@ -323,3 +349,10 @@ class Model:
     def attention_weights(self, layer: int) -> dict[str, np.ndarray]:
         """W_Q, W_K, W_V as [H, D, Dh] (biases b_Q, b_K, b_V [H, Dh]); W_O [D, D], b_O [D]."""
         raise self._unsupported("show its attention weights")
+
+    def mlp_weights(self, layer: int) -> dict[str, np.ndarray]:
+        """A layer's MLP as x @ W + b: "w_in" [D, M], "b_in" [M], "w_out" [M, D], "b_out"
+        [D], so that trace.layers[layer].mlp_out == mlp_post @ w_out + b_out (and, with a
+        GELU, mlp_post == gelu(X @ w_in + b_in) for the MLP's input X). A gated MLP adds
+        "w_gate" and "b_gate" (see the model's own docstring)."""
+        raise self._unsupported("show its MLP weights")

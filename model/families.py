@@ -23,12 +23,15 @@ class Family:
     v: str
     out: str  # W_O: its input is the heads' outputs side by side, its output what attention adds
     mlp: str  # its output is what the MLP adds
+    mlp_in: str  # W_in: the MLP's first projection (a gated MLP's "up" one), in a layer
+    mlp_down: str  # W_out: its input is the hidden neurons (mlp_post), in a layer
     attn_in: str | None = None  # pre-norm: the norm whose output is X (None: X = resid_pre)
     mid: str | None = None  # post-norm: the add & norm whose output is resid_mid
     rotary: str | None = None  # the rotary embedding module under the base model
     final_norm: str | None = None  # the norm after the last layer, under the base model
     head: tuple[str, ...] = ()  # the output head's modules, applied in order, under the
     # model with its head: the final hidden state -> logits (the logit lens reads with them)
+    mlp_gate: str | None = None  # a gated MLP's gate projection (Llama: act(gate) * up)
 
     @property
     def fused(self) -> bool:
@@ -39,7 +42,8 @@ BERT = Family(
     kind="encoder", layers="encoder.layer", embed="embeddings.word_embeddings",
     pos="embeddings.position_embeddings", attn="attention.self", q="attention.self.query",
     k="attention.self.key", v="attention.self.value", out="attention.output.dense",
-    mlp="output.dense", mid="attention.output", head=("cls",),
+    mlp="output.dense", mlp_in="intermediate.dense", mlp_down="output.dense",
+    mid="attention.output", head=("cls",),
 )  # fmt: skip
 ROBERTA = replace(BERT, head=("lm_head",))
 FAMILIES: dict[str, Family] = {
@@ -50,18 +54,20 @@ FAMILIES: dict[str, Family] = {
         kind="encoder", layers="transformer.layer", embed="embeddings.word_embeddings",
         pos="embeddings.position_embeddings", attn="attention", q="attention.q_lin",
         k="attention.k_lin", v="attention.v_lin", out="attention.out_lin", mlp="ffn",
-        mid="sa_layer_norm",
+        mlp_in="ffn.lin1", mlp_down="ffn.lin2", mid="sa_layer_norm",
         head=("vocab_transform", "activation", "vocab_layer_norm", "vocab_projector"),
     ),
     "gpt2": Family(
         kind="decoder", layers="h", embed="wte", pos="wpe", attn="attn", q="attn.c_attn",
-        k="attn.c_attn", v="attn.c_attn", out="attn.c_proj", mlp="mlp", attn_in="ln_1",
+        k="attn.c_attn", v="attn.c_attn", out="attn.c_proj", mlp="mlp", mlp_in="mlp.c_fc",
+        mlp_down="mlp.c_proj", attn_in="ln_1",
         final_norm="ln_f", head=("lm_head",),
     ),
     "llama": Family(
         kind="decoder", layers="layers", embed="embed_tokens", pos=None, attn="self_attn",
         q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj",
-        out="self_attn.o_proj", mlp="mlp", attn_in="input_layernorm", rotary="rotary_emb",
+        out="self_attn.o_proj", mlp="mlp", mlp_in="mlp.up_proj", mlp_down="mlp.down_proj",
+        mlp_gate="mlp.gate_proj", attn_in="input_layernorm", rotary="rotary_emb",
         final_norm="norm", head=("lm_head",),
     ),
 }  # fmt: skip

@@ -10,8 +10,9 @@ How a trace is read: the model runs once with `output_attentions=True` (eager at
 the weights are the ones it really used) and forward hooks, installed once at load time,
 record what the layers compute: the residual stream around each sublayer, X (what Q, K, V
 come from), the Q/K/V projections, each head's output before W_O, what attention and the
-MLP add. The hooks write into a recorder that only the thread tracing sees (a shared model
-serves every session), so a plain call records nothing. The scores are the model's own:
+MLP add, and the MLP's hidden neurons (mlp_post: the input of its output projection). The
+hooks write into a recorder that only the thread tracing sees (a shared model serves every
+session), so a plain call records nothing. The scores are the model's own:
 eager attention has no module to hook between Q Kᵀ / √Dh and its softmax, so during the
 traced pass a torch function mode (thread-local, like the recorder) keeps what each
 softmax is given; -inf replaces the model's large negative mask value. Below
@@ -24,8 +25,9 @@ the scores.
 
 Experiments (model/options.py) use the same hooks, through a second thread-local value, the
 pass's `Edits`: a pre-hook on W_O replaces a knocked-out head's slice of its input (the
-heads side by side) by 0 or by its mean over the positions, before W_O mixes them; hooks
-on a layer's input, on W_O's output and on the MLP's output write a patch in. The logit
+heads side by side) by 0 or by its mean over the positions, before W_O mixes them; a hook
+on the MLP's output replaces a knocked-out MLP's (by 0, or its mean); hooks on a layer's
+input, on W_O's output and on the MLP's output write a patch in. The logit
 lens reads each layer's stream through the model's own final norm and output head.
 
 Loading is local and safe: `local_files_only=True`, HF_HUB_OFFLINE=1, `trust_remote_code=False`,
@@ -61,7 +63,7 @@ from model.registry import check_weights, read_info
 from model.text import Encoded, encoded, timed, to_numpy
 from model.tokenizer import Shown, reading_of, show, show_token
 from model.trace import LayerTrace, Trace
-from model.transformer import Edits, knock_out
+from model.transformer import Edits, knock_out, knock_out_mlp
 
 MAX_TOKENS = 512  # the most tokens one trace reads, whatever the model's context
 # From this many tokens on, a trace keeps the model's own scores (a torch function mode,
@@ -137,6 +139,22 @@ def _knock(i: int, n_heads: int) -> Any:
         z = x.reshape(b, t, n_heads, -1).transpose(1, 2)  # (B, H, T, Dh)
         z = knock_out(z, edits.knocked[i], edits.mean)
         return (z.transpose(1, 2).reshape(b, t, -1), *args[1:]), kwargs
+
+    return hook
+
+
+def _knock_mlp(i: int) -> Any:
+    """A forward hook on layer i's MLP: its output (mlp_out) replaced by 0 or by its mean over
+    the positions in the rows that knock it out."""
+
+    def hook(module: nn.Module, args: tuple, out: Any) -> Any:
+        edits = _edits()
+        if edits is None or i not in edits.knocked_mlp:
+            return None
+        rows = edits.knocked_mlp[i]
+        if isinstance(out, tuple):
+            return (knock_out_mlp(out[0], rows, edits.mean), *out[1:])
+        return knock_out_mlp(out, rows, edits.mean)
 
     return hook
 
@@ -379,8 +397,11 @@ class HFModel(Model):
             out.register_forward_hook(_patch_output(i, "attn_out"))
             out.register_forward_hook(_record(i, "attn_out"))
             mlp = _get(layer, fam.mlp)
+            mlp.register_forward_hook(_knock_mlp(i))
             mlp.register_forward_hook(_patch_output(i, "mlp_out"))
             mlp.register_forward_hook(_record(i, "mlp_out"))
+            down = _get(layer, fam.mlp_down)
+            down.register_forward_pre_hook(_record_input(i, "mlp_post"), with_kwargs=True)
             if fam.attn_in:
                 _get(layer, fam.attn_in).register_forward_hook(_record(i, "attn_input"))
             if fam.mid:
@@ -655,6 +676,7 @@ class HFModel(Model):
             resid_mid=to_numpy(resid_mid),
             mlp_out=to_numpy(got["mlp_out"]),
             resid_post=to_numpy(got["resid_post"]),
+            mlp_post=to_numpy(got["mlp_post"]),
         )
 
     # -- predictions -------------------------------------------------------------------------
@@ -734,6 +756,21 @@ class HFModel(Model):
             share = self.n_heads // heads
             out[f"w_{name}"], out[f"b_{name}"] = w.repeat(share, 0), b.repeat(share, 0)
         out["w_o"], out["b_o"] = self._projection(_get(lay, fam.out))
+        return out
+
+    def mlp_weights(self, layer: int) -> dict[str, np.ndarray]:
+        """W_in [D, M], b_in [M], W_out [M, D], b_out [D] of a layer's MLP, for x @ W + b
+        (zeros where the model has no bias): mlp_out = mlp_post @ W_out + b_out, and
+        mlp_post = act(X @ W_in + b_in) for the MLP's input X, act the model's own
+        (BERT: GELU; GPT-2: GELU's tanh approximation). A gated MLP (Llama) adds W_gate [D,
+        M] and b_gate [M]: mlp_post = SiLU(X @ W_gate + b_gate) * (X @ W_in + b_in), its
+        "up" projection being W_in."""
+        fam, lay = self.family, self.stack[layer]
+        out: dict[str, np.ndarray] = {}
+        out["w_in"], out["b_in"] = self._projection(_get(lay, fam.mlp_in))
+        out["w_out"], out["b_out"] = self._projection(_get(lay, fam.mlp_down))
+        if fam.mlp_gate:
+            out["w_gate"], out["b_gate"] = self._projection(_get(lay, fam.mlp_gate))
         return out
 
     def n_parameters(self) -> int:

@@ -32,7 +32,8 @@ def same_settings(runs: Sequence[RunOptions]) -> RunOptions:
     the kind of ablation, the patch's source and site)."""
     first = runs[0]
     for run in runs:
-        if run.positions != first.positions or (run.ablate and run.ablation != first.ablation):
+        knocks = run.ablate or run.ablate_mlp
+        if run.positions != first.positions or (knocks and run.ablation != first.ablation):
             raise ValueError("one batched pass needs the same positions and ablation in every row")
         if run.patch is not None and first.patch is not None and (
             (run.patch.source, run.patch.site) != (first.patch.source, first.patch.site)
@@ -59,13 +60,18 @@ def edits_of(
 ) -> Edits:
     """The Edits of one batched pass through `stack` ("" for a model with one stack,
     "encoder", "decoder"): row b knocks out runs[b]'s heads of that stack (and of `cross`,
-    the decoder's cross-attention) and patches runs[b]'s (layer, position)s with `source`'s
-    activations."""
+    the decoder's cross-attention) and MLPs of that stack, and patches runs[b]'s (layer,
+    position)s with `source`'s activations."""
     first = same_settings(runs)
-    mean = any(run.ablate for run in runs) and first.ablation == "mean"
+    mean = any(run.ablate or run.ablate_mlp for run in runs) and first.ablation == "mean"
     edits = Edits(positions=first.positions, mean=mean)
     b = len(runs)
     for row, run in enumerate(runs):
+        for layer in run.knocked_mlps(stack):
+            rows = edits.knocked_mlp.setdefault(
+                layer, torch.zeros(b, dtype=torch.bool, device=device)
+            )
+            rows[row] = True
         for name, table in ((stack, edits.knocked), (cross, edits.knocked_cross)):
             for layer, heads in (run.knocked(name).items() if name is not None else ()):
                 mask = table.setdefault(

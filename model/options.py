@@ -1,12 +1,16 @@
-"""The options of one forward pass: positions on or off, heads knocked out, activations
-patched in from another run. One frozen object that every capability and the Trace carry,
-so an experiment's trace is a Trace like any other and every cache can key on it.
+"""The options of one forward pass: positions on or off, heads and MLPs knocked out,
+activations patched in from another run. One frozen object that every capability and the
+Trace carry, so an experiment's trace is a Trace like any other and every cache can key
+on it.
 
     model.RunOptions()                                   # the clean run
     model.RunOptions(positions=False)                    # no positional encoding
     model.RunOptions(ablate=[(1, 2)])                    # layer 1's head 2: z = 0 before W_O
     model.RunOptions(ablate=[(1, 2)], ablation="mean")   # z = its mean over the positions
     model.RunOptions(ablate=[("cross", 0, 3)])           # an encoder-decoder names the stack
+    model.RunOptions(ablate_mlp=[2])                     # layer 2's MLP: mlp_out = 0
+    model.RunOptions(ablate=[(1, 2)], ablate_mlp=[0, 3]) # heads and MLPs together
+    model.RunOptions(ablate_mlp=[("decoder", 1)])        # an encoder-decoder names the stack
     model.RunOptions(patch=model.Patch("I swam ...", at=[(0, 11)], site="resid_pre"))
 
 Layers, heads and positions are 0-based. Plain Python: no numpy, no torch.
@@ -19,10 +23,12 @@ from dataclasses import dataclass
 from numbers import Integral  # int and numpy's integers
 
 STACKS = ("encoder", "decoder", "cross")  # an encoder-decoder's three kinds of heads
+MLP_STACKS = ("encoder", "decoder")  # ... and its two kinds of MLP (cross-attention has none)
 SITES = ("resid_pre", "attn_out", "mlp_out")  # where a patch writes (TransformerLens names)
 ABLATIONS = ("zero", "mean")
 
 Head = tuple[str, int, int]  # (stack, layer, head); stack "" for a model with one stack
+Mlp = tuple[str, int]  # (stack, layer); stack "" for a model with one stack
 
 
 def _int(value: object, what: str) -> int:
@@ -49,6 +55,26 @@ def heads_of(ablate: Iterable | None) -> tuple[Head, ...]:
             raise ValueError(f"ablate: {stack!r} is not a stack; an encoder-decoder's are "
                              f"{', '.join(STACKS)}")  # fmt: skip
         found.add((stack, _int(item[-2], "ablate: a layer"), _int(item[-1], "ablate: a head")))
+    return tuple(sorted(found))
+
+
+def mlps_of(ablate_mlp: Iterable | None) -> tuple[Mlp, ...]:
+    """Layers (an encoder-decoder: (stack, layer) pairs) as sorted unique (stack, layer)."""
+    if ablate_mlp is None:
+        return ()
+    if isinstance(ablate_mlp, str | bytes):
+        raise ValueError(f"ablate_mlp must be layers, not the text {ablate_mlp!r}")
+    if isinstance(ablate_mlp, Integral):
+        raise ValueError(f"ablate_mlp must be a list of layers, not one number: [{ablate_mlp!r}]")
+    found: set[Mlp] = set()
+    for item in ablate_mlp:
+        if isinstance(item, tuple | list):
+            if len(item) != 2 or item[0] not in MLP_STACKS:
+                raise ValueError(f"ablate_mlp: {item!r} is not a layer nor a (stack, layer) "
+                                 f"pair with stack one of {', '.join(MLP_STACKS)}")  # fmt: skip
+            found.add((item[0], _int(item[1], "ablate_mlp: a layer")))
+        else:
+            found.add(("", _int(item, "ablate_mlp: a layer")))
     return tuple(sorted(found))
 
 
@@ -81,20 +107,23 @@ class RunOptions:
     positions: bool = True  # False: no positional encoding (zeros, or no rotation)
     ablate: tuple[Head, ...] = ()  # heads whose z is replaced before W_O
     ablation: str = "zero"  # "zero": z = 0; "mean": z = its mean over the sentence's positions
+    # (the same for a knocked-out MLP's mlp_out)
     patch: Patch | None = None  # activations copied in from another input
+    ablate_mlp: tuple[Mlp, ...] = ()  # layers whose MLP output (mlp_out) is replaced
 
     def __post_init__(self) -> None:
         if self.ablation not in ABLATIONS:
             raise ValueError(f"ablation must be 'zero' or 'mean', not {self.ablation!r}")
         object.__setattr__(self, "positions", bool(self.positions))
         object.__setattr__(self, "ablate", heads_of(self.ablate))
+        object.__setattr__(self, "ablate_mlp", mlps_of(self.ablate_mlp))
         if self.patch is not None and not isinstance(self.patch, Patch):
             raise ValueError(f"patch must be a model.Patch, not {type(self.patch).__name__}")
 
     @property
     def clean(self) -> bool:
         """Nothing knocked out and nothing patched in (positions may be off)."""
-        return not self.ablate and self.patch is None
+        return not self.ablate and not self.ablate_mlp and self.patch is None
 
     def knocked(self, stack: str = "") -> dict[int, tuple[int, ...]]:
         """The heads knocked out in one stack ("" for a model with one), by layer."""
@@ -104,8 +133,13 @@ class RunOptions:
                 out[layer] = (*out.get(layer, ()), head)
         return out
 
+    def knocked_mlps(self, stack: str = "") -> tuple[int, ...]:
+        """The layers whose MLP is knocked out in one stack ("" for a model with one)."""
+        return tuple(layer for s, layer in self.ablate_mlp if s == stack)
+
     def describe(self) -> str:
-        """A few words for a caption: "clean", "L2H3, L4H1 knocked out (zero)"."""
+        """A few words for a caption: "clean", "L2H3, L4H1 knocked out (zero)", "L3 MLP
+        knocked out (zero)"."""
         said = []
         if not self.positions:
             said.append("no positions")
@@ -113,6 +147,10 @@ class RunOptions:
             heads = ", ".join(f"{s + ' ' if s else ''}L{layer + 1}H{head + 1}"
                               for s, layer, head in self.ablate)  # fmt: skip
             said.append(f"{heads} knocked out ({self.ablation})")
+        if self.ablate_mlp:
+            mlps = ", ".join(f"{s + ' ' if s else ''}L{layer + 1} MLP"
+                             for s, layer in self.ablate_mlp)  # fmt: skip
+            said.append(f"{mlps} knocked out ({self.ablation})")
         if self.patch is not None:
             said.append(f"{len(self.patch.at)} {self.patch.site} patched in")
         return "; ".join(said) or "clean"
@@ -122,8 +160,10 @@ CLEAN = RunOptions()
 
 
 def check_heads(options: RunOptions, stacks: dict[str, tuple[int, int]], name: str) -> None:
-    """ValueError unless every knocked-out head exists: `stacks` maps each stack the model
-    has ("" for one stack; "encoder", "decoder", "cross") to its (layers, heads)."""
+    """ValueError unless every knocked-out head and MLP exists: `stacks` maps each stack the
+    model has ("" for one stack; "encoder", "decoder", "cross") to its (layers, heads). Every
+    stack but "cross" has one MLP a layer (`mlp_stacks`)."""
+    check_mlps(options, mlp_stacks(stacks), name)
     for stack, layer, head in options.ablate:
         if stack not in stacks:
             if "" in stacks:
@@ -141,6 +181,30 @@ def check_heads(options: RunOptions, stacks: dict[str, tuple[int, int]], name: s
         if head >= n_heads:
             raise ValueError(f"ablate: head {head} is out of range: {where} has {n_heads} "
                              f"heads a layer (0-{n_heads - 1})")  # fmt: skip
+
+
+def mlp_stacks(stacks: dict[str, tuple[int, int]]) -> dict[str, int]:
+    """The stacks with MLPs ("" for one stack; "encoder", "decoder") and their layers, from
+    the stacks of heads (cross-attention shares its layers' MLPs with the decoder)."""
+    return {stack: layers for stack, (layers, _) in stacks.items() if stack != "cross"}
+
+
+def check_mlps(options: RunOptions, stacks: dict[str, int], name: str) -> None:
+    """ValueError unless every knocked-out MLP exists: `stacks` maps each stack with MLPs
+    ("" for one stack; "encoder", "decoder") to its number of layers."""
+    for stack, layer in options.ablate_mlp:
+        if stack not in stacks:
+            if not stacks:
+                raise ValueError(f"'{name}' has no MLPs to knock out")
+            if "" in stacks:
+                raise ValueError(f"'{name}' has one stack: give layers, not {(stack, layer)!r}")
+            raise ValueError(f"'{name}' is an encoder-decoder: name the stack, (stack, layer) "
+                             f"with stack one of {', '.join(stacks)}")  # fmt: skip
+        n_layers = stacks[stack]
+        if layer >= n_layers:
+            where = f"'{name}'{' ' + stack if stack else ''}"
+            raise ValueError(f"ablate_mlp: layer {layer} is out of range: {where} has "
+                             f"{n_layers} layers (0-{n_layers - 1})")  # fmt: skip
 
 
 def check_patch(patch: Patch, n_layers: int, n_source: int, n_target: int) -> None:

@@ -34,7 +34,7 @@ from model.tokenizer import (
     show_token,
 )
 from model.trace import LayerTrace, Trace
-from model.transformer import Config, LayerRecord, Record
+from model.transformer import MLP, Config, LayerRecord, Record
 
 T = TypeVar("T")
 
@@ -62,7 +62,19 @@ def layer_trace(layer: LayerRecord, i: int = 0, cross: bool = False) -> LayerTra
         resid_mid=to_numpy(resid_mid[i]),
         mlp_out=to_numpy(layer.mlp_out[i]),
         resid_post=to_numpy(layer.resid_post[i]),
+        mlp_post=to_numpy(layer.mlp_post[i]),
     )
+
+
+def mlp_weights_of(mlp: MLP) -> dict[str, np.ndarray]:
+    """W_in [D, M], b_in [M], W_out [M, D], b_out [D] of one of our MLPs, for x @ W + b:
+    mlp_post = GELU(X @ W_in + b_in), mlp_out = mlp_post @ W_out + b_out."""
+    return {
+        "w_in": to_numpy(mlp.up.weight).T,
+        "b_in": to_numpy(mlp.up.bias),
+        "w_out": to_numpy(mlp.down.weight).T,
+        "b_out": to_numpy(mlp.down.bias),
+    }
 
 
 def encoded(m: Model, inputs: str | Sequence[int]) -> Encoded:
@@ -131,10 +143,13 @@ class Translator(TextModel):
     """A text model whose `trace(text)` decodes a translation greedily (the decoder's
     tokens after [BOS]) and keeps the source's trace in `.encoder`."""
 
-    def translate(self, text: str, ablate: Iterable | None = None) -> Translation:
+    def translate(
+        self, text: str, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None
+    ) -> Translation:
         """The greedy translation, its tokens and probabilities, and the source words that
-        are not in the vocabulary; `ablate`: heads knocked out (see `trace`)."""
-        return self.translation_in(self.trace(text, ablate=ablate), text)
+        are not in the vocabulary; `ablate`, `ablate_mlp`: heads and MLPs knocked out (see
+        `trace`)."""
+        return self.translation_in(self.trace(text, ablate=ablate, ablate_mlp=ablate_mlp), text)
 
     def translation_in(self, t: Trace, text: str) -> Translation:
         """The translation that `trace(text)` holds (its target tokens, each one's probability
@@ -266,6 +281,11 @@ class TextTransformer(TextModel):
         out["w_o"] = to_numpy(mha.w_o.weight).T
         out["b_o"] = to_numpy(mha.w_o.bias)
         return out
+
+    def mlp_weights(self, layer: int) -> dict[str, np.ndarray]:
+        """W_in [D, M], b_in [M], W_out [M, D], b_out [D] of a layer's MLP (of the stack a
+        Trace's `layers` show): mlp_out = mlp_post @ W_out + b_out."""
+        return mlp_weights_of(self.stack().layers[layer].mlp)
 
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.module.parameters())

@@ -23,7 +23,11 @@ class LayerTrace:
     For a self-attention layer S = T. In `Trace.cross_layers` (decoder -> encoder) the queries
     come from the decoder and S is the number of source tokens; there resid_pre is the
     stream entering cross-attention (the self-attention layer's resid_mid) and resid_mid the
-    stream after it; mlp_out and resid_post are the layer's, as in `Trace.layers`.
+    stream after it; mlp_post, mlp_out and resid_post are the layer's, as in `Trace.layers`.
+
+    The MLP: mlp_out = mlp_post @ W_out + b_out, with `Model.mlp_weights(layer)`; M is its
+    hidden width (d_mlp). A knocked-out MLP (`ablate_mlp`) keeps its mlp_post (the neurons
+    fired) and adds mlp_out = 0.
     """
 
     resid_pre: np.ndarray  # [T, D] the residual stream entering the sublayer
@@ -38,6 +42,9 @@ class LayerTrace:
     resid_mid: np.ndarray | None  # [T, D] after attention's add & norm
     mlp_out: np.ndarray | None  # [T, D] what the MLP adds
     resid_post: np.ndarray  # [T, D] the residual stream leaving the layer
+    mlp_post: np.ndarray | None = None  # [T, M] the MLP's hidden neurons after the
+    # nonlinearity (GELU; a gated MLP's input of its down projection); None in traces saved
+    # before it was recorded
 
     @property
     def n_heads(self) -> int:
@@ -66,7 +73,8 @@ class Trace:
     causal: bool  # True for a decoder: attention is zero above the diagonal
     truncated: bool  # True when the text was longer than the context and was cut
     n_input_tokens: int  # tokens the text had before truncation
-    options: RunOptions = CLEAN  # how the pass ran: positions, heads knocked out, a patch
+    options: RunOptions = CLEAN  # how the pass ran: positions, heads and MLPs knocked out, a
+    # patch
     device: str = "cpu"  # where the pass ran
     seconds: float = 0.0  # wall time of the forward pass
     cross_layers: list[LayerTrace] = field(default_factory=list)  # decoder -> encoder

@@ -9,11 +9,12 @@
 7. the models                 -> `LanguageModel` (encoder-only BERT-style or decoder-only
                                  GPT-style) and `EncoderDecoder` (cross-attention)
 
-Every forward pass can `record` what happened inside (q, k, v, scores, attention, outputs)
-as `LayerRecord`s. Recording only keeps references to tensors the pass computes anyway, so
-the fast path and the traced path run exactly the same code. A pass may also be given
-`Edits` (model.RunOptions as tensors, model/interventions.py): heads knocked out where the
-heads are joined before W_O, activations patched into the stream. No module keeps state
+Every forward pass can `record` what happened inside (q, k, v, scores, attention, outputs,
+the MLP's hidden neurons) as `LayerRecord`s. Recording only keeps references to tensors
+the pass computes anyway, so the fast path and the traced path run exactly the same code.
+A pass may also be given `Edits` (model.RunOptions as tensors, model/interventions.py):
+heads knocked out where the heads are joined before W_O, MLPs knocked out where their
+output joins the stream, activations patched into the stream. No module keeps state
 between calls: one model may serve many browser tabs at once.
 """
 
@@ -106,6 +107,24 @@ class AttentionRecord:
     z: Tensor  # (B, H, T, Dh) each head's output: attention @ V
     attn_out: Tensor  # (B, T, D) heads concatenated, then W_O
 
+    @property
+    def added(self) -> Tensor:
+        """What the sublayer adds to the residual stream."""
+        return self.attn_out
+
+
+@dataclass
+class MLPRecord:
+    """One MLP sublayer: mlp_out = mlp_post W_out + b_out, mlp_post = GELU(X W_in + b_in)."""
+
+    mlp_post: Tensor  # (B, T, M) the hidden neurons, after the nonlinearity
+    mlp_out: Tensor  # (B, T, D) what the MLP adds (0 where it is knocked out)
+
+    @property
+    def added(self) -> Tensor:
+        """What the sublayer adds to the residual stream."""
+        return self.mlp_out
+
 
 @dataclass
 class LayerRecord:
@@ -122,6 +141,7 @@ class LayerRecord:
     resid_mid: Tensor  # (B, T, D) after self-attention's add & norm
     cross_attn: AttentionRecord | None  # decoder layers of an encoder-decoder only
     resid_cross: Tensor | None  # (B, T, D) after cross-attention's add & norm
+    mlp_post: Tensor  # (B, T, M) the MLP's hidden neurons, after GELU
     mlp_out: Tensor  # (B, T, D) what the MLP adds
     resid_post: Tensor  # (B, T, D) the residual stream leaving the layer
 
@@ -152,7 +172,9 @@ class Edits:
     knocked: dict[int, Tensor] = field(default_factory=dict)  # layer -> (B, H) bool: heads
     # whose z is replaced before W_O
     knocked_cross: dict[int, Tensor] = field(default_factory=dict)  # the same, cross-attention
-    mean: bool = False  # replace z by its mean over the positions, not by 0
+    knocked_mlp: dict[int, Tensor] = field(default_factory=dict)  # layer -> (B,) bool: rows
+    # whose MLP output (mlp_out) is replaced
+    mean: bool = False  # replace z (or mlp_out) by its mean over the positions, not by 0
     patches: dict[tuple[str, int], tuple[Tensor, Tensor]] = field(default_factory=dict)
     # (site, layer) -> (where (B, T) bool, values (B or 1, T, D)): resid_pre, attn_out, mlp_out
     embed: Tensor | None = None  # (B, T, D) token embeddings given instead of looked up
@@ -175,6 +197,17 @@ def knock_out(z: Tensor, knocked: Tensor | None, mean: bool) -> Tensor:
         return z
     out = z.mean(dim=2, keepdim=True).expand_as(z) if mean else torch.zeros_like(z)
     return torch.where(knocked[:, :, None, None], out, z)
+
+
+def knock_out_mlp(mlp_out: Tensor, knocked: Tensor | None, mean: bool) -> Tensor:
+    """mlp_out (B, T, D) replaced in the knocked-out rows ((B,) bool): by 0, or by its mean
+    over the positions."""
+    if knocked is None:
+        return mlp_out
+    out = torch.zeros_like(mlp_out)
+    if mean:
+        out = mlp_out.mean(dim=1, keepdim=True).expand_as(mlp_out)
+    return torch.where(knocked[:, None, None], out, mlp_out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -223,15 +256,20 @@ class MultiHeadAttention(nn.Module):
 
 
 class MLP(nn.Module):
-    """Position-wise feed-forward network: Linear, GELU, Linear."""
+    """Position-wise feed-forward network: Linear (W_in), GELU, Linear (W_out). Each token
+    on its own: M hidden neurons read the token's vector and write back to the stream."""
 
     def __init__(self, cfg: Config) -> None:
         super().__init__()
-        self.up = nn.Linear(cfg.d_model, cfg.d_mlp)
-        self.down = nn.Linear(cfg.d_mlp, cfg.d_model)
+        self.up = nn.Linear(cfg.d_model, cfg.d_mlp)  # W_in, b_in
+        self.down = nn.Linear(cfg.d_mlp, cfg.d_model)  # W_out, b_out
 
-    def forward(self, x: Tensor) -> Tensor:
-        return self.down(F.gelu(self.up(x)))
+    def forward(self, x: Tensor, knocked: Tensor | None = None, mean: bool = False) -> MLPRecord:
+        """x (B, T, D) -> the hidden neurons and what the MLP adds. `knocked` (B,) bool:
+        rows whose output is replaced (by 0, or its mean) before it joins the stream."""
+        mlp_post = F.gelu(self.up(x))  # (B, T, M)
+        mlp_out = knock_out_mlp(self.down(mlp_post), knocked, mean)  # (B, T, D)
+        return MLPRecord(mlp_post, mlp_out)
 
 
 class Layer(nn.Module):
@@ -250,9 +288,10 @@ class Layer(nn.Module):
 
     def add_and_norm(self, x: Tensor, sublayer, norm: nn.LayerNorm):
         """Residual connection around a sublayer; norm after (post) or before (pre).
-        Returns the new residual stream and the sublayer's result (a tensor or a record)."""
+        Returns the new residual stream and the sublayer's record (its `added` is what joins
+        the stream)."""
         out = sublayer(norm(x) if self.pre_norm else x)
-        added = self.drop(out if isinstance(out, Tensor) else out.attn_out)
+        added = self.drop(out.added)
         return (x + added if self.pre_norm else norm(x + added)), out
 
     def forward(
@@ -281,12 +320,14 @@ class Layer(nn.Module):
                 self.norm_cross,
             )  # fmt: skip
             resid_cross = x
-        resid_post, mlp_out = self.add_and_norm(
-            x, lambda h: edits.patched("mlp_out", i, self.mlp(h)), self.norm2
-        )
-        return LayerRecord(
-            resid_pre, self_rec, resid_mid, cross_rec, resid_cross, mlp_out, resid_post
-        )
+
+        def mlp(h: Tensor) -> MLPRecord:
+            rec = self.mlp(h, edits.knocked_mlp.get(i), edits.mean)
+            return replace(rec, mlp_out=edits.patched("mlp_out", i, rec.mlp_out))
+
+        resid_post, mlp_rec = self.add_and_norm(x, mlp, self.norm2)
+        return LayerRecord(resid_pre, self_rec, resid_mid, cross_rec, resid_cross,
+                           mlp_rec.mlp_post, mlp_rec.mlp_out, resid_post)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ from model.checkpoint import read_config, read_weights, save_checkpoint
 from model.contract import Candidates, Model
 from model.interventions import chunks, edits_of
 from model.options import CLEAN, RunOptions, check_heads
-from model.text import layer_trace, timed, to_numpy
+from model.text import layer_trace, mlp_weights_of, timed, to_numpy
 from model.trace import Trace
 from model.transformer import CLEAN_EDITS, Config, Edits, Layer, Record
 
@@ -337,9 +337,12 @@ class VisionModel(Model):
         logits, _ = self.forward(images, options)
         return to_numpy(torch.softmax(logits[:, 0], dim=-1))  # [CLS] row
 
-    def classify(self, image: Any, ablate: Iterable | None = None) -> Candidates:
+    def classify(
+        self, image: Any, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None
+    ) -> Candidates:
         """The ten digits with their probabilities, most likely first: [("7", 0.97), ...]."""
-        probs = self.probabilities(to_digit_image(image)[None], RunOptions(ablate=ablate))[0]
+        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp)
+        probs = self.probabilities(to_digit_image(image)[None], options)[0]
         order = np.argsort(-probs, kind="stable")
         return [(CLASSES[i], float(probs[i])) for i in order]
 
@@ -357,8 +360,9 @@ class VisionModel(Model):
         return np.concatenate(out)
 
     def trace_ids(
-        self, ids: list[int], positions: bool = True, ablate: Iterable | None = None
-    ) -> Trace:
+        self, ids: list[int], positions: bool = True, ablate: Iterable | None = None,
+        ablate_mlp: Iterable | None = None,
+    ) -> Trace:  # fmt: skip
         """An image has no token ids."""
         raise self._unsupported("read token ids")
 
@@ -383,6 +387,10 @@ class VisionModel(Model):
             seconds=seconds,
             image=image,
         )
+
+    def mlp_weights(self, layer: int) -> dict[str, np.ndarray]:
+        """W_in [D, M], b_in [M], W_out [M, D], b_out [D] of a layer's MLP."""
+        return mlp_weights_of(self.module.layers[layer].mlp)
 
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.module.parameters())
