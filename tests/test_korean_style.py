@@ -1,11 +1,14 @@
 """Korean as a Korean teacher writes it (issue 39): no particle that the code cannot get
-right, one word per concept (docs/GLOSSARY.md), and no sentence that ends "…니다:" or "…세요:".
+right, one word per concept (docs/GLOSSARY.md), and no sentence that ends "…니다:" or "…세요:"
+(nor "…니다 (…):", a parenthesis before the colon).
 
 A Korean particle such as 을/를 takes its form from how the word before it ends (책을,
 사과를), so a message must not write one after a `{placeholder}` whose value it does not
 know. Such a value comes through `i18n.particle` with its particle already on it
 (`token_obj=particle(word, "을/를")`); a percentage (`{x:.1%}`, or a value made by
-`format(x, ".1%")`) ends in 퍼센트 and takes the form after a vowel.
+`format(x, ".1%")`) ends in 퍼센트 and takes the form after a vowel. Nor may a message
+hedge with "(이)" after a placeholder ({top}(이)라고), or write 였 after one ({guess}였습니다:
+after a consonant it is 이었): the review of issue 55 banned both.
 """
 
 from __future__ import annotations
@@ -153,6 +156,8 @@ WRONG_WORDS = {
     r"배포된": "shipped is 앱에 포함된 (배포 is deployment)",
     r"주목하|어텐션하": "X attends to Y is “X가 Y에 어텐션을 준다”",
     r"쓸모 있는": "Handy: is 힌트:",
+    r"수강생": "students are 학생, 학생들 (issue 55: one word for them)",
+    r"수업(의 답|에서 고른|\s*전체)": "the class meaning its students is 학생들 (학생들의 답)",
 }
 
 
@@ -165,10 +170,26 @@ def wrong_words(pairs: Iterable[tuple[str, str]]) -> list[str]:
     ]
 
 
+# A sentence's end, then perhaps a parenthesis ("…니다 (torch.tril):"), then a colon.
+SENTENCE_COLON = re.compile(r"(니다|세요)\s*(\([^()]*\))?:")
+# After a placeholder (and closing quotes or Markdown): the hedge "(이)" (이라고 or 라고?), or
+# 였 (after a consonant it must be 이었): the code does not know how the value ends.
+HEDGED = re.compile(PLACEHOLDER + r"[”’\"'`*]*(\(이\)|였)")
+
+
 def colon_after_sentence(pairs: Iterable[tuple[str, str]]) -> list[str]:
-    """Sentences that end "…니다:" or "…세요:" before what explains them (a full stop, or
-    -므로)."""
-    return [f"{english!r}: {text!r}" for english, text in pairs if re.search("(니다|세요):", text)]
+    """Sentences that end "…니다:" or "…세요:" before what explains them, also with a
+    parenthesis between ("…니다 (…):"); end with a full stop, or join with -므로."""
+    return [f"{english!r}: {text!r}" for english, text in pairs if SENTENCE_COLON.search(text)]
+
+
+def hedged_endings(pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """Messages that write "(이)" or 였 after a placeholder."""
+    return [
+        f"{english!r}: {', '.join(h.group(0) for h in HEDGED.finditer(text))}"
+        for english, text in pairs
+        if HEDGED.search(text)
+    ]
 
 
 # --- the tests --------------------------------------------------------------------------------
@@ -188,6 +209,26 @@ def test_no_word_of_the_wrong_sense() -> None:
 def test_no_sentence_ends_in_a_colon() -> None:
     found = colon_after_sentence(korean())
     assert not found, "end with a full stop, or join with -므로:\n" + "\n".join(found)
+
+
+def test_no_hedge_after_a_value() -> None:
+    found = hedged_endings(korean())
+    said = "rephrase so that the value ends the phrase (…은 {x}입니다), or use i18n.particle:\n"
+    assert not found, said + "\n".join(found)
+
+
+def test_the_colon_and_hedge_finders_find_what_the_review_found() -> None:
+    """Issue 55's cases, and what the finders must leave alone."""
+    for bad in ("여기에 그리세요 (도구 모음: 실행 취소):", "적용해야 합니다 (torch.tril): 그래야",
+                "측정했습니다 ({date}, 스레드 1개): {task}", "확인하세요:", "됩니다:"):  # fmt: skip
+        assert colon_after_sentence([("", bad)]), bad
+    for fine in ("비율: {x}", "참여 코드 (QR 코드): {code}", "합니다(torch.tril). 그래야"):
+        assert not colon_after_sentence([("", fine)]), fine
+    assert hedged_endings([("", "{top}(이)라고 답했습니다")]) == ["'': {top}(이)"]
+    assert hedged_endings([("", "내 답은 {guess}였습니다.")]) == ["'': {guess}였"]
+    assert hedged_endings([("", "“{word}”(이)다, **{x}**였다")]) == ["'': {word}”(이), {x}**였"]
+    for fine in ("고른 답은 {guess}입니다.", "{x}이었습니다", "{n}개(이상)", "{a} (이)"):
+        assert not hedged_endings([("", fine)]), fine
 
 
 def test_the_particle_finder_finds_what_the_review_found() -> None:

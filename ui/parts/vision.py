@@ -97,7 +97,7 @@ def _draw() -> tuple[np.ndarray, str, None]:
 
     left, right = st.columns([2, 3])
     with left:
-        st.caption(_("Draw here (the toolbar: undo, redo, clear):"))
+        st.caption(_("Draw in the box below. Its toolbar undoes, redoes and clears."))
         drawn = st_canvas(
             stroke_width=20, stroke_color="#000000", background_color="#ffffff",
             height=CANVAS_PX, width=CANVAS_PX, drawing_mode="freedraw",
