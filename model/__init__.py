@@ -5,6 +5,7 @@
     m.name, m.kind, m.capabilities        # "mlm", "encoder", {"trace", "fill_mask"}
     t = m.trace("The cat sat on the mat.")
     m.trace("The cat sat on the mat.", ablate=[(1, 2)])     # an experiment: a Trace too
+    m.trace("The cat sat on the mat.", ablate_mlp=[0])      # layer 0's MLP knocked out
 
 Importing this package does not import torch (the catalogue, the Trace and the numpy
 encodings are torch-free); `load` imports the implementation a checkpoint needs.
@@ -28,7 +29,7 @@ from model.contract import (
 )
 from model.encoding import additive_mask, binary_encoding, causal_mask, sinusoidal_encoding
 from model.kinds import CAPABILITIES, KINDS
-from model.options import ABLATIONS, CLEAN, SITES, STACKS, Patch, RunOptions
+from model.options import ABLATIONS, CLEAN, MLP_STACKS, SITES, STACKS, Patch, RunOptions
 from model.registry import (
     MODELS_DIR,
     ModelInfo,
@@ -66,6 +67,7 @@ __all__ = [
     "CLEAN",
     "SITES",
     "STACKS",
+    "MLP_STACKS",
     "Attribution",
     "Encoded",
     "Patch",
