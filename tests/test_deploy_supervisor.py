@@ -177,6 +177,14 @@ def test_a_cluster_under_supervisord(nginx_path) -> None:
         c.wait_healthy(1, old)
         pids = c.pids()
         ports = [c.port, *(r["port"] for r in c.info()["replicas"])]
+        # Every replica stopped: nginx still serves the static files from disk.
+        stopped = c.supervisorctl("stop", "glassbox:replica-1", "glassbox:replica-2")
+        assert "replica-1: stopped" in stopped.stdout, stopped.stdout + stopped.stderr
+        assert "replica-2: stopped" in stopped.stdout, stopped.stdout + stopped.stderr
+        assert not [p for p in pids[1:] if alive(p)], "a stopped replica still runs"
+        for path in (f"/static/js/{js}", "/app/static/plotly-cartesian.min.js"):
+            code, _, body = _get(f"{c.url}{path}")
+            assert code == 200 and len(body) > 1000, path
     assert c.status == 0, c.output()
     assert not [p for p in pids if alive(p)], "a process outlived deploy.serve"
     assert not alive(supervisord)
