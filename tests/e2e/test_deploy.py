@@ -189,7 +189,8 @@ def test_a_tab_moves_when_its_replica_dies(how, cluster, tokenizers, chromium_pa
                                            request) -> None:  # fmt: skip
     """A killed replica ("kill") and a rolling update ("restart", supervisorctl restart:
     SIGTERM, exit 0): the tabs it held redraw in a new session (on the other replica, or on
-    this one when it was back first) from their URLs and answer their next sentence. Reconnection times are reported, never asserted."""
+    this one when it was back first) from their URLs and answer their next sentence.
+    Reconnection times are reported, never asserted."""
     with ThreadPoolExecutor(1) as pool:
         r = pool.submit(asyncio.run, _move(cluster, tokenizers["mlm"], chromium_path, how)).result()
     what = "SIGKILL to" if how == "kill" else "supervisorctl restart"
