@@ -163,8 +163,8 @@ def install() -> None:
             # A moved tab's input in a fragment this session does not hold (yet): one the
             # visit drew but the run of the tab's whole state, still going, has not drawn
             # again, or one of the other replica's page. Streamlit drops such a request,
-            # silently (a lesson tab's sentence, typed as that run went on, was lost so in a
-            # local fault run); it runs here as the whole page, with the tab's every value.
+            # silently (a lesson tab's sentence typed while that run went on would be lost);
+            # it runs here as the whole page, with the tab's every value.
             client_state = _whole(client_state)
         return rerun(self, client_state)
 

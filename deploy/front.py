@@ -7,9 +7,9 @@ its NGINX environment variable (as under systemd's socket activation) instead of
 its own. When nginx dies, the socket stays open and nginx is started again at once on it: a
 browser's request in that moment (a page, one of the scripts Streamlit's frontend loads
 as a page first needs a widget, a tab reconnecting) waits in the socket's queue and is
-answered by the next nginx, instead of being refused. A script refused that way stayed
-failed in the tab: its widget, or every chart, showed an error until the page was reloaded
-(CI runs 46 and 47; a local run).
+answered by the next nginx, instead of being refused. A script refused that way stays
+failed in the tab (Streamlit's frontend does not retry a failed dynamic import): its widget,
+or every chart, shows an error until the page is reloaded.
 
 - nginx runs in a process group of its own, so what its master leaves behind when it is
   killed (its workers, which would keep answering on the socket) is killed with it; it is

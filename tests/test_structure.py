@@ -290,8 +290,7 @@ COMMANDS = [
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
 # What the other test workers write while a command runs (xdist): the data folder (the
 # class database and its journal), the tests' artifacts, and lock files (the translation
-# catalogue's, made by the first page a worker draws: a fresh clone's CI run once saw it
-# appear during a --help).
+# catalogue's, made by the first page a worker draws, which can appear during a --help).
 SHARED_DIRS = {"runs", "artifacts"}
 
 

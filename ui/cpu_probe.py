@@ -51,7 +51,7 @@ def start() -> None:
         atexit.register(path.unlink, missing_ok=True)
     # Opened here, read-write: the FIFO has a reader from now on, so a question asked as soon
     # as start() returns is answered (opened by the thread, a question asked before the
-    # thread got there found no reader: CI run 42).
+    # thread got there would find no reader: ENXIO).
     questions = os.open(ask_path(pid), os.O_RDWR)
     threading.Thread(target=_answer, args=(questions, tell_path(pid)), daemon=True,
                      name="glassbox-cpu-probe").start()  # fmt: skip

@@ -286,12 +286,11 @@ class Session:
         app shows it is reconnecting, then redraws), and an action that a fault cut off (the
         page reconnected after it, and then nothing came for REPEAT_AFTER_S, or not what it
         asked for) is done once more, as a student clicks again; so is a click the page
-        dropped (it sent the server nothing: a local run beside busy loops had two tabs'
-        clicks on a section button dropped as their replica died, the click and its
-        repeat), up to TRIES tries. Each repeat is counted (crowd.repeated). An action that
-        brought nothing for REPEAT_AFTER_S (a repeat that changed nothing) is answered when
-        its result is drawn. `page`: the action goes to that page, whose heading must show
-        too.
+        dropped (it sent the server nothing: a click on a section button as its replica
+        dies can be dropped so, the click and its repeat), up to TRIES tries. Each repeat
+        is counted (crowd.repeated). An action that brought nothing for REPEAT_AFTER_S (a
+        repeat that changed nothing) is answered when its result is drawn. `page`: the
+        action goes to that page, whose heading must show too.
         """
         started = time.perf_counter()
         if page is not None:
@@ -402,7 +401,7 @@ class Session:
     async def first_load(self) -> None:
         """Open the app. Asked for while nginx is down (its restart fault: about a second),
         the page is refused ("connection refused"): a person tries again, counted as a
-        reload (CI run 33: two sessions of the class opened in that second)."""
+        reload (a session of the class may open in that second)."""
         deadline = time.perf_counter() + BOOT_S
         while True:
             try:
@@ -431,15 +430,15 @@ class Session:
         except Exception:
             self.reloading()
             # What the page that never drew threw goes with it (Streamlit's "not connected
-            # to a server!" from a page that never reached one: CI run 23); the reloaded
-            # page's own errors are checked as any page's.
+            # to a server!", thrown by a page that never reached one); the reloaded page's
+            # own errors are checked as any page's.
             self.crowd.reloaded_errors += [(me.index, e) for e in self.js_errors]
             self.js_errors.clear()
             await page.reload(wait_until="domcontentloaded")
             await self.idle(1)
         try:
             await page.wait_for_selector(harness.DRAWN_CHART)
-        except Exception as err:  # say what the first page showed instead (CI runs 46, 47)
+        except Exception as err:  # say what the first page showed instead
             state = await page.evaluate(STATE_JS)
             text = await page.evaluate(
                 "() => document.querySelector('[data-testid=\"stMain\"]')?.innerText.slice(0, 300)")

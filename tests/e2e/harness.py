@@ -295,9 +295,9 @@ def click_button(page, button, timeout: float = 60.0) -> None:
     """Click `button` (a Streamlit button: pressing it again does no harm while its first
     press never reached the server) and wait for the rerun it causes to finish. A click
     that sent the server nothing in LOST_S seconds is clicked again, once, with a warning:
-    under load a click was lost once after the page had been idle (CI run 41), with no
-    message to the server, so the app never saw it. A click that reached the server and
-    then hangs still fails, with the page's state."""
+    under load a click on an idle page can be lost, with no message to the server, so the
+    app never sees it. A click that reached the server and then hangs still fails, with the
+    page's state."""
     import warnings
 
     from playwright.sync_api import TimeoutError as PlaywrightTimeout

@@ -148,8 +148,8 @@ def test_a_plotly_chart_taken_off_the_page_is_not_resized(app_server, page) -> N
     """A chart Plotly draws (the positional page's compare-mode cosine lines) taken off the
     page, then put back, as React does with an element it moves: its width watcher leaves it
     alone while it is off the page (Plotly refuses to resize a chart that is not displayed,
-    "Resize must be passed a displayed plot div element", as a streamed curve did in CI runs
-    36 and 39) and gives it its column's width back once it is on the page again."""
+    "Resize must be passed a displayed plot div element", a JavaScript error the page's
+    checks would catch) and gives it its column's width back once it is on the page again."""
     query = urlencode({"model": "mlm", "sentence": "the dog bit the man",
                        "compare": "the man bit the dog"})  # fmt: skip
     harness.open_app(page, f"{app_server.url}/positional?{query}", charts=True)

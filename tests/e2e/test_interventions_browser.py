@@ -78,8 +78,8 @@ def test_the_lecture_asks_which_head_matters_for_bank(app_server, page) -> None:
     # button before clicking it (clicked early, the step's own button took the click once)
     reveal = page.get_by_role("button", name="Reveal the model's answer")
     expect(reveal).to_have_count(2, timeout=30000)
-    # ... and for that fragment's run to end: a click while it ran was lost once (CI run 16:
-    # no run followed it in 30 s)
+    # ... and for that fragment's run to end: a click while it runs can be lost (no run
+    # follows it)
     harness.wait_idle(page, harness.runs(page))
     harness.click_button(page, reveal.last)
     wait_for_title(page, "change in log p(bank), each head knocked out alone")

@@ -118,8 +118,8 @@ def navigation(step: Step, where: str) -> None:
 
 def step_to(target: Step) -> None:
     """Go to step `target`: a page switch inside the session, or in a class a fresh load of
-    its address: a page switch while the class's polls tick (fragments' run_every) left the
-    teacher's tab blank once (CI run 18), as it had left followers' (`go_to_step`)."""
+    its address: a page switch while the class's polls tick (fragments' run_every) can leave
+    the teacher's tab blank, as it can followers' (`go_to_step`)."""
     joined = classroom.here()
     if joined is not None:
         load_step(target, classroom.query(joined))
