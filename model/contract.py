@@ -350,6 +350,20 @@ class Model:
         """W_Q, W_K, W_V as [H, D, Dh] (biases b_Q, b_K, b_V [H, Dh]); W_O [D, D], b_O [D]."""
         raise self._unsupported("show its attention weights")
 
+    def unembedding(self) -> np.ndarray:
+        """[D, V] W_U, the output head's last matrix: logits = h @ W_U + b_U, h what that
+        matrix reads (the final hidden state after the final norm and, in BERT's head, its
+        transform). Row n of an MLP's w_out through it, w_out[n] @ W_U, is neuron n's direct
+        logit effect: what it pushes up and down, the norm in between ignored."""
+        raise self._unsupported("show its unembedding")
+
+    def read_out(self, vectors: np.ndarray) -> np.ndarray:
+        """[N, V] log-probabilities of N vectors [N, D] read as the logit lens reads the
+        stream: through the model's own final norm (if any) and output head. Of the last
+        layer's resid_post it gives log_softmax(logits); of one layer's mlp_out, what the
+        MLP's output alone says."""
+        raise self._unsupported("read its guesses (no output head)")
+
     def mlp_weights(self, layer: int) -> dict[str, np.ndarray]:
         """A layer's MLP as x @ W + b: "w_in" [D, M], "b_in" [M], "w_out" [M, D], "b_out"
         [D], so that trace.layers[layer].mlp_out == mlp_post @ w_out + b_out (and, with a

@@ -758,6 +758,26 @@ class HFModel(Model):
         out["w_o"], out["b_o"] = self._projection(_get(lay, fam.out))
         return out
 
+    def unembedding(self) -> np.ndarray:
+        """[D, V] W_U, the output head's last Linear (transformers' output embeddings):
+        logits = h @ W_U + b_U, h after the final norm (GPT-2, Llama) or BERT's transform."""
+        if not self._head():
+            raise self._unsupported("show its unembedding (no output head)")
+        return to_numpy(self.module.get_output_embeddings().weight).T
+
+    @torch.inference_mode()
+    def read_out(self, vectors: np.ndarray) -> np.ndarray:
+        """[N, V] log-probabilities of vectors [N, D] through the family's final norm and
+        output head, as the logit lens reads the stream."""
+        head = self._head()
+        if not head:
+            raise self._unsupported("read its guesses (no output head)")
+        dtype = next(self.module.parameters()).dtype
+        x = torch.as_tensor(np.asarray(vectors, dtype=np.float32), device=self.device).to(dtype)
+        for module in head:
+            x = module(x)
+        return to_numpy(torch.log_softmax(x.float(), dim=-1))
+
     def mlp_weights(self, layer: int) -> dict[str, np.ndarray]:
         """W_in [D, M], b_in [M], W_out [M, D], b_out [D] of a layer's MLP, for x @ W + b
         (zeros where the model has no bias): mlp_out = mlp_post @ W_out + b_out, and

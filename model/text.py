@@ -282,6 +282,16 @@ class TextTransformer(TextModel):
         out["b_o"] = to_numpy(mha.w_o.bias)
         return out
 
+    def unembedding(self) -> np.ndarray:
+        """[D, V] W_U: logits = h @ W_U + b_U (tied: the embedding table, transposed)."""
+        return to_numpy(self.module.unembed.weight).T
+
+    @torch.inference_mode()
+    def read_out(self, vectors: np.ndarray) -> np.ndarray:
+        """[N, V] log-probabilities of vectors [N, D] through the final norm and W_U."""
+        x = torch.as_tensor(np.asarray(vectors, dtype=np.float32), device=self.device)
+        return to_numpy(torch.log_softmax(self.module.read_out(x).float(), dim=-1))
+
     def mlp_weights(self, layer: int) -> dict[str, np.ndarray]:
         """W_in [D, M], b_in [M], W_out [M, D], b_out [D] of a layer's MLP (of the stack a
         Trace's `layers` show): mlp_out = mlp_post @ W_out + b_out."""
