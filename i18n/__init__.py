@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gettext
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -46,26 +46,26 @@ def translations(lang: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
 
 
+# How a Streamlit run reads its session's language (None outside a run): registered by the
+# app (ui.workarounds.session_language), so this package imports no Streamlit.
+_session_reader: list[Callable[[], str | None]] = []
+
+
+def read_session_language_with(reader: Callable[[], str | None]) -> None:
+    """Register how the session's language is read in a Streamlit run (once per process)."""
+    _session_reader[:] = [reader]
+
+
 def language() -> str:
     """The language of what is being drawn: the one `using()` set, else the Streamlit
-    session's choice (`st.session_state["lang"]`), else outside a Streamlit run the
-    environment's `GLASSBOX_LANG` (the lab's checker in a notebook), else English."""
+    session's choice (its `lang`, read by the registered reader), else outside a Streamlit
+    run the environment's `GLASSBOX_LANG` (the lab's checker in a notebook), else English."""
     forced = _forced.get()
     if forced is not None:
         return forced
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        ctx = get_script_run_ctx(suppress_warning=True)
-    except ImportError:  # pragma: no cover - streamlit is always installed with the app
-        return DEFAULT
-    if ctx is None:
+    lang = _session_reader[0]() if _session_reader else None
+    if lang is None:  # no Streamlit run here
         lang = os.environ.get("GLASSBOX_LANG", DEFAULT)
-        return lang if lang in LANGUAGES else DEFAULT
-    try:  # one lookup: a SafeSessionState has no .get(), and `in` looks the key up too
-        lang = ctx.session_state[STATE_KEY]
-    except KeyError:
-        return DEFAULT
     return lang if lang in LANGUAGES else DEFAULT
 
 

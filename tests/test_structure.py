@@ -339,15 +339,25 @@ def test_streamlit_still_has_the_legacy_switch() -> None:
 
 
 def test_streamlit_still_says_which_fragments_a_run_is_for() -> None:
-    """ui.lecture.classroom.ticking tells a fragment's own tick from the page's full run by
-    the script run context's `fragment_ids_this_run` (Streamlit has no public way): if this
-    fails after an upgrade, followers would switch pages from inside a fragment again."""
+    """ui.workarounds.fragment_run (a class's follower moves on its fragment's tick) and
+    session_language (i18n's language in every run) read the script run context
+    (`fragment_ids_this_run`, `session_state`; Streamlit has no public way): if this fails
+    after an upgrade, followers would switch pages from inside a fragment again, or every
+    page would be drawn in English."""
     import dataclasses
+    import inspect
 
-    from streamlit.runtime.scriptrunner import ScriptRunContext, get_script_run_ctx
+    from streamlit.runtime.scriptrunner_utils import script_run_context
 
-    assert callable(get_script_run_ctx)
-    assert "fragment_ids_this_run" in {f.name for f in dataclasses.fields(ScriptRunContext)}
+    fields = {f.name for f in dataclasses.fields(script_run_context.ScriptRunContext)}
+    assert {"fragment_ids_this_run", "session_state"} <= fields
+    assert "suppress_warning" in inspect.signature(script_run_context.get_script_run_ctx).parameters
+
+    import i18n
+    from ui import workarounds
+
+    assert workarounds.fragment_run() is False and workarounds.session_language() is None
+    assert i18n._session_reader == [workarounds.session_language]
 
 
 def test_apptest_still_scans_for_components_through_the_cached_scanner() -> None:
@@ -368,18 +378,17 @@ def test_apptest_still_scans_for_components_through_the_cached_scanner() -> None
 
 
 def test_streamlit_still_has_what_the_warm_up_reads() -> None:
-    """ui/cache.py's warm_up starts only in a server (`streamlit.runtime.exists`, false under
-    AppTest) and silences the "missing ScriptRunContext" warning of its thread through the
-    logger of the module that writes it. If this fails after an upgrade, the warm-up may run
-    under AppTest or fill the log: find where Streamlit moved them."""
+    """ui/cache.py's warm_up starts only in a server (ui.workarounds.in_a_server:
+    `streamlit.runtime.exists`, false under AppTest) and silences the "missing
+    ScriptRunContext" warning of its thread through the logger of the module that writes it.
+    If this fails after an upgrade, the warm-up may run under AppTest or fill the log: find
+    where Streamlit moved them."""
     import importlib
     import inspect
 
-    from streamlit import runtime
+    from ui.workarounds import CONTEXT_LOGGER, in_a_server
 
-    from ui.cache import CONTEXT_LOGGER
-
-    assert callable(runtime.exists) and runtime.exists() is False  # no server in this test
+    assert in_a_server() is False  # no server in this test
     module = importlib.import_module(CONTEXT_LOGGER)
     assert "missing ScriptRunContext" in inspect.getsource(module)
 

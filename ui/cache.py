@@ -52,6 +52,7 @@ from model.tokenizer import Reading, encode_text, reading_of
 from model.trace import load_extras, load_npz
 from ui.registry import PageSpec
 from ui.show import labelled, labelled_tokens
+from ui.workarounds import CONTEXT_LOGGER, in_a_server
 
 # The benchmark's record of the model work a new input causes (bench/bench_browser.py: the
 # server's floor is that work plus a trivial page's run). Where GLASSBOX_MODEL_LOG names a
@@ -246,19 +247,12 @@ _warm = threading.Lock()
 _warm_started: list[bool] = []
 
 
-# The module whose logger warns of a thread without a ScriptRunContext (Streamlit's own:
-# tests/test_structure.py fails when an upgrade moves it).
-CONTEXT_LOGGER = "streamlit.runtime.scriptrunner_utils.script_run_context"
-
-
 def warm_up() -> None:
     """Once per process, in a background thread: import PyTorch, load every shipped model
     (on "auto") and the vision page's test digits, so that later pages and sessions find
     them loaded. Only in a server
     (not under AppTest, whose process may end while the thread is importing)."""
-    from streamlit.runtime import exists
-
-    if not exists():
+    if not in_a_server():
         return
     with _warm:
         if _warm_started:

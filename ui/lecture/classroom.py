@@ -31,6 +31,7 @@ import viz
 from i18n import _, ngettext
 from ui.figures import chart
 from ui.show import md_escape
+from ui.workarounds import fragment_run
 from viz._common import update_axes
 
 POLL_EVERY = 2.0  # seconds between a follower's (and the teacher's counts') reads
@@ -264,10 +265,7 @@ def live(joined: Joined, moves: bool) -> None:
 def ticking() -> bool:
     """Whether this is a fragment's own run (its run_every tick), not the page's full run
     (which reads the store itself): only a tick moves a follower or reruns on a reveal."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and ctx.fragment_ids_this_run)
+    return fragment_run()
 
 
 def open_button() -> None:

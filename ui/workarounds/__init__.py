@@ -12,6 +12,13 @@ does not do it, each with the reason and the test that fails when an upgrade cha
                           visit)
     hand_over_often()     the interpreter's switch interval at 1 ms: the server sends a
                           chart as soon as it is built (docs/PERFORMANCE.md)
+    in_a_server(), fragment_run(), session_language()
+                          what Streamlit tells no public API: whether a server runs (the
+                          warm-up starts only there, not under AppTest), whether this run is
+                          a fragment's own (a class's follower moves only on its tick), and
+                          the session's language outside the page's own code (i18n reads
+                          it through this, registered here, for every figure and message)
+                          (tests/test_structure.py, "Streamlit's internals")
     chart.py              every chart in an element of our own with Plotly's cartesian
                           bundle, not st.plotly_chart's 4.7 MB one (its JavaScript: chart.js,
                           load_plotly.js; tests/test_plot.py, tests/e2e/test_charts_browser.py)
@@ -27,6 +34,49 @@ from __future__ import annotations
 import sys
 
 import streamlit as st
+
+import i18n
+
+# The module whose logger warns of a thread without a ScriptRunContext (the warm-up's thread
+# silences it for itself).
+CONTEXT_LOGGER = "streamlit.runtime.scriptrunner_utils.script_run_context"
+
+
+def in_a_server() -> bool:
+    """Whether a Streamlit server runs in this process (false under AppTest and in a bare
+    script)."""
+    from streamlit.runtime import exists
+
+    return exists()
+
+
+def _run_context():  # noqa: ANN202 - Streamlit's ScriptRunContext, or None outside a run
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    return get_script_run_ctx(suppress_warning=True)
+
+
+def fragment_run() -> bool:
+    """Whether this run is a fragment's own (its run_every tick or a widget inside it), not
+    the page's full run."""
+    ctx = _run_context()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def session_language() -> str | None:
+    """The language the session chose (its `lang`; English when it chose none), or None
+    outside a Streamlit run (in any thread: a figure built in a cached function, the
+    warm-up)."""
+    ctx = _run_context()
+    if ctx is None:
+        return None
+    try:  # one lookup: a SafeSessionState has no .get(), and `in` looks the key up too
+        return ctx.session_state[i18n.STATE_KEY]
+    except KeyError:
+        return i18n.DEFAULT
+
+
+i18n.read_session_language_with(session_language)
 
 
 def hand_over_often() -> None:
@@ -50,10 +100,9 @@ def leave_legacy_mode() -> None:
     URL. tests/test_app.py::test_streamlit_still_has_the_legacy_switch fails loudly when an
     upgrade removes or renames what this relies on.
     """
-    from streamlit.runtime import exists
     from streamlit.runtime.pages_manager import PagesManager
 
-    if exists() and getattr(PagesManager, "uses_pages_directory", False):
+    if in_a_server() and getattr(PagesManager, "uses_pages_directory", False):
         PagesManager.uses_pages_directory = False
         st.rerun()
 
