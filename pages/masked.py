@@ -10,7 +10,14 @@ from ui import cache
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts import compare
-from ui.parts.interventions.pages import KEPT, RESET, text_attribution, text_knockout, text_lens
+from ui.parts.interventions.pages import (
+    KEPT,
+    RESET,
+    text_attribution,
+    text_knockout,
+    text_lens,
+    text_mlp,
+)
 from ui.parts.masked import MAX_DRAWN, bert_masking, guesses, mask_attention
 from ui.show import download_json, keep_state, lazy_sections, numbers, token_labels
 from ui.view import View
@@ -74,6 +81,7 @@ def draw(view: View) -> None:
         "lens": (_("Every layer's guess"), lambda: text_lens(view, mt, first)),
         "attribution": (_("Attention beside attribution"),
                         lambda: text_attribution(view, mt, first)),
+        "mlp": (_("Inside the MLP"), lambda: text_mlp(view, mt, first)),
         "patch": (_("Patch A into B"), lambda: compare.patch_into(view, other)),
     })  # fmt: skip
 

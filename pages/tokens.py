@@ -9,6 +9,8 @@ from model import Encoded, Trace
 from ui.figures import chart
 from ui.frame import frame
 from ui.parts import compare
+from ui.parts.interventions.mlp import KEPT as MLP_KEPT
+from ui.parts.interventions.mlp import token_mlp
 from ui.parts.tokens import neighbours
 from ui.show import (
     download_csv,
@@ -40,11 +42,9 @@ def matrices(view: View, cos) -> None:
             "tok_cosine", key, viz.similarity_heatmap, cos, t.tokens,
             title=_("cosine similarity of the embeddings"), window=window, filename="cosine",
         )  # fmt: skip
-    st.caption(_(
-        "Left: one row per token, one column per dimension (red positive, blue negative). "
-        "Right: cos(a, b) = a·b / (|a| |b|): 1 for the same direction, 0 for unrelated "
-        "(orthogonal)."
-    ))
+    st.caption(_("Left: one row per token, one column per dimension (red positive, blue "
+                 "negative). Right: cos(a, b) = a·b / (|a| |b|): 1 for the same direction, 0 "
+                 "for unrelated (orthogonal)."))  # fmt: skip
 
 
 def pick_token(view: View, labels: list[str]) -> int:
@@ -80,16 +80,16 @@ def contextual(view: View, pos: int, dims: list[str]) -> None:
     download_csv(_("Vectors per layer (CSV)"), vectors, stages, dims, "tok_dl_traj", name)
 
 
-# Three sections in tabs: only the open one is computed and drawn, and its pickers rerun
-# only this part (a fragment).
+# The sections in tabs: only the open one is computed and drawn, in a fragment.
 @st.fragment
 def sections(view: View, labels: list[str], dims: list[str], cos) -> None:
-    keep_state("tok_window", "tok_token", tok_k=8)
+    keep_state("tok_window", "tok_token", *MLP_KEPT, tok_k=8)
     lazy_sections("tokens", {
         "matrix": (_("Embedding matrix"), lambda: matrices(view, cos)),
         "neighbours": (_("Nearest neighbours"), lambda: neighbours(view, pick_token(view, labels))),
         "layers": (_("Through the layers"),
                    lambda: contextual(view, pick_token(view, labels), dims)),
+        "mlp": (_("Inside the MLP"), lambda: token_mlp(view, pick_token(view, labels))),
     })  # fmt: skip
 
 

@@ -125,6 +125,10 @@ def builder_inputs() -> dict[str, list[Callable[[], viz.Figure]]]:
             lambda: viz.attention_beside_attribution(TOKENS, w[0], rng.normal(size=T), "t"),
         ],
         "rank_by_layer": [lambda: viz.rank_by_layer(["a", "b", "c"], [30, 4, 1], "cat", "t")],
+        "mlp_neurons": [
+            lambda: viz.mlp_neurons(rng.normal(size=64).clip(-0.17), [3, 40, 7], "layer 2"),
+            lambda: viz.mlp_neurons(-np.ones(4) * 0.1, [], "<b>quiet</b>"),
+        ],
         "learning_curve": [
             lambda: learning_curve({"loss": ([0, 1], [2, 1]), "val": ([0, 1], [2.2, float("nan")])},
                                    "t", "loss", log_y=True, mark=1),  # fmt: skip

@@ -22,6 +22,7 @@ from viz.embeddings import embedding_map, layer_trajectory, similarity_heatmap
 from viz.export import matrix_to_csv
 from viz.interventions import attention_beside_attribution, rank_by_layer
 from viz.matrix import matrix_heatmap
+from viz.mlp import mlp_neurons
 from viz.positional import (
     binary_table,
     embedding_plus_position,
@@ -60,6 +61,7 @@ __all__ = [
     "embedding_plus_position",
     "layer_trajectory",
     "matrix_heatmap",
+    "mlp_neurons",
     "matrix_to_csv",
     "positional_waves",
     "rank_by_layer",

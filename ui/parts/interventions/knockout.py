@@ -61,6 +61,9 @@ def described(options: RunOptions) -> str:
         heads = ", ".join(shown_head(h) for h in options.ablate)
         how = _(ABLATIONS.get(options.ablation, options.ablation))
         said.append(_("{heads} knocked out ({how})", heads=heads, how=how))
+    if options.ablate_mlp:
+        said.append(", ".join(_("layer {n}'s MLP knocked out", n=layer + 1)
+                              for _s, layer in options.ablate_mlp))  # fmt: skip
     if options.patch is not None:
         said.append(_("{n} {site} patched in", n=len(options.patch.at), site=options.patch.site))
     return "; ".join(said) or _("clean")

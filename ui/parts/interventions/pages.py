@@ -4,6 +4,8 @@ are knocked out. Each function is one section tab of its page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import streamlit as st
 
@@ -14,13 +16,15 @@ from model import RunOptions, Sampling, Trace
 from ui import cache
 from ui.figures import chart
 from ui.parts.interventions.knockout import Question, described, knockout
+from ui.parts.interventions.mlp import KEPT as MLP_KEPT
+from ui.parts.interventions.mlp import inside_mlp
 from ui.parts.interventions.reading import beside_attribution, layer_guesses
 from ui.show import md_escape
 from ui.view import Opened, View
 
 UNFILTERED = Sampling()
 KEPT = ("ko_token", "ko_heads", "ko_keep", "attr_method", "attr_layer", "attr_head",
-        "exp_position")
+        "exp_position", *MLP_KEPT)
 # the experiments' widgets, whose values are kept while their tab is shut (ui.show.keep_state)
 
 
@@ -88,6 +92,7 @@ def causal_sections(view: View) -> dict:
         "lens": (_("Every layer's guess"), lambda: text_lens(view, t, read_at(t))),
         "attribution": (_("Attention beside attribution"),
                         lambda: text_attribution(view, t, read_at(t))),
+        "mlp": (_("Inside the MLP"), lambda: text_mlp(view, t, read_at(t))),
     }
 
 
@@ -104,8 +109,24 @@ def text_knockout(view: View, t: Trace, position: int, original: int | None = No
     label = (_("log p({token}) at the [MASK]", **said) if at_mask
              else _("log p({token}) after '{after}'", **said))  # fmt: skip
     q = Question(ids, name, device, (position,), (token,), label)
+    guess = page_guess(view, t, position)
 
-    def show(options: RunOptions) -> None:
+    def trace_of(options: RunOptions) -> Trace:
+        return cache.get_trace_ids(ids, name, device, options)
+
+    knockout(q, view.model.heads(), (view.key, ids), lambda o: guess(o, "ko_guesses"), trace_of,
+             query=position)  # fmt: skip
+
+
+def page_guess(view: View, t: Trace, position: int) -> Callable[[RunOptions, str], None]:
+    """What draws the page's prediction under some options as a chart of its own key: the
+    guess at the [MASK] (masked; t: the sentence with its [MASK]s) or after `position`."""
+    name, device = view.model_name, view.device
+    ids = tuple(int(i) for i in t.ids)
+    vocab = cache.vocabulary(name, device)
+    at_mask = t.tokens[position] == "[MASK]"
+
+    def show(options: RunOptions, key: str) -> None:
         if view.model.can("fill_mask"):
             masks = [n for n, tok in enumerate(t.tokens) if tok == "[MASK]"]
             ranked = cache.fill_mask_ids(ids, name, device, 5, options)[masks.index(position)]
@@ -113,14 +134,17 @@ def text_knockout(view: View, t: Trace, position: int, original: int | None = No
             probs = cache.next_distribution(ids[: position + 1], name, device, UNFILTERED, options)
             ranked = [(vocab[i], float(probs[i])) for i in np.argsort(-probs)[:5]]
         how = {"options": described(options), "after": t.tokens[position]}
-        _ranked_bar("ko_guesses", (view.key, ids, options), ranked,
+        _ranked_bar(key, (view.key, ids, options), ranked,
                     _("the guess at the [MASK], {options}", **how) if at_mask
                     else _("the guess after '{after}', {options}", **how))  # fmt: skip
 
-    def trace_of(options: RunOptions) -> Trace:
-        return cache.get_trace_ids(ids, name, device, options)
+    return show
 
-    knockout(q, view.model.heads(), (view.key, ids), show, trace_of, query=position)
+
+def text_mlp(view: View, t: Trace, position: int) -> None:
+    """Inside the MLP at `position`, the page's prediction there before and after."""
+    token = _guesses(t, position, view.model_name, view.device, 1)[0]
+    inside_mlp(view, t, position, page_guess(view, t, position), token)
 
 
 def text_lens(view: View, t: Trace, position: int) -> None:
