@@ -4,6 +4,7 @@ tab.
 
     knockout.py   each head's effect on the shown prediction, heads knocked out together
     reading.py    every layer's guess (the logit lens); attention beside attribution
+    mlp.py        inside the MLP: a layer's neurons at a token, what they push, MLPs out
     pages.py      what each page asks: its prediction, its input, what it shows after
 Patching sentence A into B lives with compare mode (ui/parts/compare.py).
 """
