@@ -141,3 +141,48 @@ def test_the_mlp_question_is_a_poll_of_the_step() -> None:
 
     assert poll_id("transformer-layer", "l8_mlp") == "transformer-layer/mlp"
     assert poll_id("transformer-layer", "l8") == "transformer-layer"
+
+
+# --- Hugging Face models (tiny ones, built here: tests/hf_models.py) -----------------------
+
+HF_SENTENCE = "the dog bit the man near the river bank"
+
+
+@pytest.fixture(scope="module")
+def hf_names(tmp_path_factory):
+    pytest.importorskip("transformers")
+    from tests.hf_models import save
+
+    root = tmp_path_factory.mktemp("hf_mlp_pages")
+    names = {f: model.register(f"hf-mlp-{f}", save(root / f, f)).name
+             for f in ("bert", "gpt2", "llama", "bert-base")}  # fmt: skip
+    yield names
+    for name in names.values():
+        model.unregister(name)
+
+
+@pytest.mark.parametrize(("name", "family"), [("masked", "bert"), ("causal", "gpt2"),
+                                              ("tokens", "llama"), ("tokens", "bert-base")])
+def test_hugging_face_models_look_inside_their_mlps(hf_names, name: str, family: str) -> None:
+    at = open_mlp(name, HF_SENTENCE, model=hf_names[family], mlp_layer=0)
+    assert_ok(at)
+    m = model.load(hf_names[family], "cpu")
+    assert "mlp_neurons" in charts(at)
+    headless = not (m.can("fill_mask") or m.can("next_token"))
+    assert ("mlp_alone" in charts(at)) != headless and bool(at.dataframe) != headless
+    if headless:
+        return
+    at.toggle(key="mlp_knock").set_value(True).run()
+    assert_ok(at)
+    got = decoded(charts(at)["mlp_guess_out"]["data"][0])["x"]
+    if name == "masked":
+        masked = at.multiselect(key="mask_tokens").value[0]
+        ids = [m.special_ids()["[MASK]"] if i == masked else t
+               for i, t in enumerate(m.encode(HF_SENTENCE).ids)]  # fmt: skip
+        probs = m.fill_mask_ids(ids, 5, model.RunOptions(ablate_mlp=[0]))[0]
+        assert got == pytest.approx([p for _w, p in probs], abs=1e-5)
+    elif name == "causal":
+        at_pos = at.session_state["exp_position"]
+        ids = m.encode(HF_SENTENCE).ids[: at_pos + 1]
+        probs = m.next_distribution(ids, None, model.RunOptions(ablate_mlp=[0]))
+        assert got == pytest.approx(sorted(probs, reverse=True)[:5], abs=1e-5)
