@@ -1,52 +1,58 @@
-"""One replica of the app: `streamlit run`, with deploy/failover.py's patch installed.
+"""One replica of the app: the app served by Streamlit's public `st.App`, with
+deploy/failover.py's patch installed.
 
-    python -m deploy.replica app.py [streamlit run's options...]
+    python -m deploy.replica app.py [--server.port 8501] [--server.address ADDR] ...
 
 What deploy/serve.py starts for each replica, and what deploy/k8s/ runs in each pod: the
-same as `streamlit run app.py ...`, except that a browser tab moving here from a replica
-that died keeps its page, sentence and choices and answers its next input (see
-deploy/failover.py), and that SIGTERM (a rolling update: `supervisorctl restart`) ends it
-within about STOP_GRACE_S: it stops taking connections, closes every tab's websocket (the
-tabs reconnect to another replica), and exits 0. Unpatched, uvicorn waited for each closed
-websocket's closing handshake (10 s through nginx) before the process could exit.
+same as `streamlit run app.py ...` (the options are Streamlit's config options, as on its
+command line), except that a browser tab moving here from a replica that died keeps its
+page, sentence and choices and answers its next input (deploy/failover.py). SIGTERM (a
+rolling update: `supervisorctl restart`) stops it: it stops taking connections, closes
+every tab's websocket (the tabs reconnect to another replica), and exits 0.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+from pathlib import Path
 
-STOP_GRACE_S = 2  # after SIGTERM, what still runs on a connection is cancelled after this
 
-
-def _stop_soon() -> None:
-    """Give uvicorn a graceful-shutdown timeout (Streamlit 1.67 sets none)."""
-    from streamlit.web.server.starlette import starlette_server
-
-    kwargs = starlette_server._get_uvicorn_config_kwargs
-    if getattr(kwargs, "_glassbox", False):
-        return
-
-    def with_timeout() -> dict:
-        return {**kwargs(), "timeout_graceful_shutdown": STOP_GRACE_S}
-
-    with_timeout._glassbox = True
-    starlette_server._get_uvicorn_config_kwargs = with_timeout
+def options(args: list[str]) -> dict[str, str]:
+    """`--server.port 8501` and `--server.port=8501` pairs as Streamlit's config overrides."""
+    config: dict[str, str] = {}
+    rest = list(args)
+    while rest:
+        flag = rest.pop(0)
+        if not flag.startswith("--") or "." not in flag:
+            raise SystemExit(f"deploy.replica: not a config option: {flag!r}")
+        name, _, value = flag[2:].partition("=")
+        if not _:
+            if not rest:
+                raise SystemExit(f"deploy.replica: {flag} needs a value")
+            value = rest.pop(0)
+        config[name] = value
+    return config
 
 
 def main(argv: list[str] | None = None) -> None:
-    from streamlit.web import cli
-
-    from deploy import failover
-
-    failover.install()
-    _stop_soon()
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] in (["-h"], ["--help"]) or not args:
         print(__doc__.strip())
         return
-    cli.main(["run", *args], prog_name="streamlit")
+    import streamlit as st
+
+    from deploy import failover
+
+    failover.install()
+    # uvicorn stops on SIGTERM, then raises the signal again for the handler it found: this
+    # one, so that a rolling update's stop is an exit with status 0, not a death by signal.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    script = str(Path(args[0]).resolve())
+    config = options(args[1:])
+    sys.argv = [script]  # the app is its own launcher: config and pages found beside it
+    st.App(script).run(config=config)
 
 
 if __name__ == "__main__":
     main()
-

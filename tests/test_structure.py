@@ -393,30 +393,18 @@ def test_streamlit_still_has_what_the_warm_up_reads() -> None:
     assert "missing ScriptRunContext" in inspect.getsource(module)
 
 
-def test_the_replica_still_finds_uvicorns_settings() -> None:
-    """deploy/replica.py gives uvicorn a graceful-shutdown timeout through Streamlit's private
-    starlette_server._get_uvicorn_config_kwargs (so a SIGTERM'd replica exits within seconds
-    of closing its websockets). If this fails after a Streamlit upgrade, find the new place
-    where Streamlit builds uvicorn's config, or drop the patch."""
-    from streamlit.web.server.starlette import starlette_server
+def test_the_replica_serves_the_app_through_st_app() -> None:
+    """deploy/replica.py serves app.py through Streamlit's public `st.App(...).run(config=)`
+    (after the failover patch), its command line's options as Streamlit's config overrides."""
+    import inspect
+
+    import streamlit as st
 
     from deploy import replica
 
-    original = starlette_server._get_uvicorn_config_kwargs
-    try:
-        replica._stop_soon()
-        kwargs = starlette_server._get_uvicorn_config_kwargs()
-        assert isinstance(kwargs, dict)
-        assert kwargs["timeout_graceful_shutdown"] == replica.STOP_GRACE_S
-    finally:
-        starlette_server._get_uvicorn_config_kwargs = original
-
-
-def test_the_replica_still_starts_streamlit_from_its_command_line() -> None:
-    """deploy/replica.py starts a replica through Streamlit's command line in-process
-    (`streamlit.web.cli.main(["run", ...])`, after its own patches), not as a new process. If
-    this fails after a Streamlit upgrade, find where the `streamlit run` command lives now."""
-    from streamlit.web import cli
-
-    run = cli.main.commands["run"]
-    assert {p.name for p in run.params} >= {"target", "args"}
+    assert {"config"} <= set(inspect.signature(st.App.run).parameters)
+    assert replica.options(["--server.port", "8502", "--server.address=127.0.0.1"]) == {
+        "server.port": "8502", "server.address": "127.0.0.1"}  # fmt: skip
+    for bad in (["8502"], ["--server.port"]):
+        with pytest.raises(SystemExit):
+            replica.options(bad)
