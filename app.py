@@ -18,7 +18,7 @@ st.set_page_config(
     page_title="Transformer Glassbox",
     page_icon="🔍",
     layout="wide",
-    initial_sidebar_state="expanded",
+    initial_sidebar_state="auto",  # a phone opens on the page, not the menu
 )
 preload_plotly()  # first: the browser loads Plotly while the page is computed (and pandas)
 # Imported after the hidden chart is sent: on a fresh server's first run these imports

@@ -593,6 +593,14 @@ class Store:
         rows = conn.execute(self.hot["tally"], {"code": code, "poll": poll})
         return {answer: int(n) for answer, n in rows}
 
+    def students(self, value: object) -> int:
+        """How many students joined the class (also a closed one, until it expires)."""
+        code = clean_code(value)
+        with self._tx() as conn:
+            self._kept(conn, code)
+            return int(conn.execute(select(func.count()).select_from(students).where(
+                students.c.code == code)).scalar_one())  # fmt: skip
+
     def results(self, value: object) -> dict:
         """{"students": n, "steps": {poll: {answer: count}}, "answers": {poll: the model's
         answer}}: every poll asked, with zeros; "answers" holds the polls revealed (the

@@ -265,6 +265,7 @@ def test_closing_stops_the_code_and_keeps_the_results(store: Store, clock: Clock
         with pytest.raises(classroom.Closed):  # a NoSuchClass: the pages say it has ended
             call()
     assert store.results(o.code) == before and store.summary(o.code) == summary
+    assert store.students(o.code) == before["students"] == 1
     assert store.is_teacher(o.code, o.key) and not store.is_teacher(o.code, "x")
     with pytest.raises(classroom.NotTeacher):
         store.close(o.code, "wrong")
@@ -273,7 +274,7 @@ def test_closing_stops_the_code_and_keeps_the_results(store: Store, clock: Clock
     assert store.closed(o.code) == clock.now - 60
     clock.now += 2 * 3600  # a closed class expires as an open one does
     assert store.purge() >= 1 and rows(store, o.code) == 0
-    for call in (store.results, store.summary, store.closed, store.check):
+    for call in (store.results, store.summary, store.closed, store.check, store.students):
         with pytest.raises(classroom.NoSuchClass) as raised:
             call(o.code)
         assert not isinstance(raised.value, classroom.Closed)

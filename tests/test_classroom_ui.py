@@ -227,3 +227,86 @@ def test_a_class_speaks_korean(store: classroom.Store, monkeypatch) -> None:
     teacher.run()
     teacher.button(key="l2_reveal").click().run()
     assert "you said" not in texts(teacher) and "여러분 중" in texts(teacher)
+
+
+def links(at: AppTest) -> list[str]:
+    """Every link the page shows a person: its code blocks and the URLs in its text and in
+    its expanders' labels."""
+    shown = [c.value for c in at.code] + [str(e.label) for e in at.expander] + [texts(at)]
+    link = r"(?:https?://[^\s`]*?)?/lecture\?[^\s`)*]*"
+    return [u for text in shown for u in re.findall(link, text)]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_every_join_link_opens_the_class_in_its_language(store, monkeypatch, lang) -> None:
+    """No particle or mark glued to a link or its code, in any language: each link shown to
+    the teacher parses to the class's exact code and the class's language, and a student
+    who opens it is in the class."""
+    o = store.open()
+    query = {"class": o.code, "teacher": o.key} | ({"lang": lang} if lang != "en" else {})
+    teacher = joined("lecture", **query)
+    assert_drawn(teacher)
+    found = links(teacher)
+    assert found, "the teacher sees the join link"
+    for link in found:
+        params = parse_qs(link.split("?", 1)[1])
+        assert params["class"] == [o.code], link
+        assert params.get("lang", ["en"]) == [lang], link
+        student = joined("lecture", **{k: v[0] for k, v in params.items()})
+        assert_drawn(student)
+        assert store.results(o.code)["students"] >= 1
+        assert o.code in texts(student)
+    label = [str(e.label) for e in teacher.expander if o.code in str(e.label)]
+    assert label and all(re.search(rf"\b{o.code}\b", x) for x in label)  # the code stands alone
+
+
+def test_the_join_link_uses_the_public_address_and_warns_of_localhost(store, monkeypatch):
+    o = store.open()
+    teacher = joined("lecture", **{"class": o.code, "teacher": o.key})
+    said = texts(teacher)  # AppTest has no browser address: the link is the path alone
+    assert "GLASSBOX_PUBLIC_URL" in said and "localhost" in said
+    monkeypatch.setenv("GLASSBOX_PUBLIC_URL", "https://class.example.org/glassbox/")
+    teacher = joined("lecture", **{"class": o.code, "teacher": o.key})
+    assert f"https://class.example.org/glassbox/lecture?class={o.code}" in links(teacher)
+    assert "localhost" not in texts(teacher)
+
+
+def test_ending_asks_first_keeps_the_results_and_shows_the_summary(store) -> None:
+    o = store.open()
+    student = joined(STEP, **{"class": o.code})
+    radio = student.radio(key="l2_guess")
+    radio.set_value(radio.options[0]).run()
+    teacher = joined(STEP, **{"class": o.code, "teacher": o.key})
+    teacher.button(key="l2_reveal").click().run()
+    teacher.button(key="class_close").click().run()  # asks first: nothing ended yet
+    assert store.closed(o.code) is None
+    teacher.button(key="class_close_yes").click().run()
+    assert_drawn(teacher)
+    assert store.closed(o.code) is not None
+    said = texts(teacher)
+    heads = [h.value for h in teacher.subheader]
+    assert f"The class {o.code} has ended: what it got right" in heads
+    assert "**1** student joined the class." in said
+    answer = store.results(o.code)["answers"]["attention"]
+    right = 1.0 if answer == radio.options[0] else 0.0
+    assert f"1 votes; {right:.0%} picked the model's answer" in said
+    csv = [b for b in teacher.get("download_button")]
+    assert csv, "the CSV to download"
+    # the results still answer, and a student's tab is told the class has ended
+    assert store.results(o.code)["steps"]["attention"][radio.options[0]] == 1
+    student.run()
+    assert_drawn(student)
+    assert "The class has ended." in texts(student)
+    assert "class" not in student.query_params  # it stopped following
+
+
+def test_the_teacher_sees_the_choices_and_the_revealed_state(store) -> None:
+    o = store.open()
+    teacher = joined(STEP, **{"class": o.code, "teacher": o.key})
+    student = joined(STEP, **{"class": o.code})
+    options = student.radio(key="l2_guess").options
+    assert "### " + " · ".join(options) in [m.value for m in teacher.markdown]
+    teacher.button(key="l2_reveal").click().run()
+    teacher.run()
+    assert "l2_reveal" not in [b.key for b in teacher.button]
+    assert "Revealed: the votes are locked." in texts(teacher)

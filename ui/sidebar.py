@@ -6,8 +6,10 @@ sharing notes. It returns the places the body fills in later."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import model
 from i18n import LANGUAGES, STATE_KEY, _
@@ -84,6 +86,24 @@ def sentence_extras() -> None:
         st.caption(md_escape(_(message, **values)))
 
 
+def lecture_links() -> None:
+    """The lecture and "Teach a class" (presenter mode, a class opened): one click from any
+    explorer page, the home page included."""
+    def lecture() -> None:  # a stand-in: a link finds its page by the address alone
+        """The lecture's overview (ui/lecture/frame.py serves it)."""
+
+    overview = st.Page(lecture, title=_("The lecture"), url_path="lecture")
+    left, right = st.columns(2)
+    for where, label, icon, query in (
+        (left, _("The lecture"), ":material/school:", {}),
+        (right, _("Teach a class"), ":material/groups:", {"present": "1", "teach": "1"}),
+    ):
+        try:
+            where.page_link(overview, label=label, icon=icon, query_params=query)
+        except StreamlitAPIException:  # a page run alone (AppTest): a plain link
+            where.markdown(f"[{label}](lecture{'?' + urlencode(query) if query else ''})")
+
+
 def model_label(info: ModelInfo) -> str:
     """ "mlm · masked, BERT-style (encoder)": a model in the menu, in the session's language
     (ModelInfo.description is the English one)."""
@@ -142,6 +162,7 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot | None
             )  # fmt: skip
         else:
             st.markdown(f":material/search: **{APP_NAME}**")
+        lecture_links()
         inputs = st.container() if sentence else None  # the box: the body draws it
         if sentence:
             sentence_extras()

@@ -18,26 +18,37 @@ every run. Followers poll the store every POLL_EVERY seconds (a fragment's run_e
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import os
 import re
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import segno
 import streamlit as st
 
 import classroom
 import viz
-from i18n import _, ngettext
+from i18n import DEFAULT, _, language, ngettext
 from ui.figures import chart
 from ui.show import md_escape
 from ui.workarounds import fragment_run
 from viz._common import update_axes
 
-POLL_EVERY = 2.0  # seconds between a follower's (and the teacher's counts') reads
+POLL_EVERY = 1.0  # seconds between a follower's (and the teacher's counts') reads
+PUBLIC_URL = "GLASSBOX_PUBLIC_URL"  # the address students reach (the join link, its QR code)
 HERE = "class_here"  # session key: the Joined of the page being drawn
 STUDENT, CODE_BOX = "class_student", "class_code_box"
 OVERVIEW = "lecture"  # the overview's slug (ui.lecture.frame.OVERVIEW): the teacher stays put
+# A student votes with a thumb: each answer is a target at least 44 px high and wide
+THUMB_CSS = """<style>
+[class*="st-key-class_vote_"] [role="radiogroup"] { gap: 0.5rem; }
+[class*="st-key-class_vote_"] [role="radiogroup"] label { min-height: 44px; min-width: 44px;
+  padding: 0.3rem 0.9rem 0.3rem 0.6rem; border: 1px solid #c9ced6; border-radius: 0.5rem;
+  align-items: center; margin: 0; }
+</style>"""
 KEPT = ("lang", "present")  # what a follower's tab keeps of its URL on the way to a step
 
 
@@ -54,6 +65,7 @@ class Joined:
     revealed: frozenset[str] = field(default_factory=frozenset)
     step: str = ""  # the teacher's step when the page was drawn
     go: Callable[[str, dict[str, str]], None] | None = None  # switch to a step (the frame's)
+    steps: dict[str, str] = field(default_factory=dict)  # slug -> "2. Attention" (summary)
 
     @property
     def teacher(self) -> bool:
@@ -100,11 +112,14 @@ def _leave() -> None:
         st.session_state.pop(name, None)
 
 
-def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None) -> Joined | None:
+def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None,
+          steps: dict[str, str] | None = None) -> Joined | None:  # fmt: skip
     """Join this page to the session's class, if any: the URL's ?class= first, else the one
     this session joined. `slug`: the step's (or "lab"); `go(slug, query)`: how this page
     switches to a step (the lecture's frame gives it: then the teacher's visit moves the
-    class here and a follower is taken to the teacher's step; the Lab page gives none)."""
+    class here and a follower is taken to the teacher's step; the Lab page gives none);
+    `steps`: each step's slug and title, in order (the class's summary names them)."""
+    steps = steps or {}
     moves = go is not None
     ss, qp = st.session_state, st.query_params
     ss.pop(HERE, None)
@@ -113,7 +128,11 @@ def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None) ->
         return None
     try:
         s = store()
-        code = s.check(value)
+        try:
+            code = s.check(value)
+        except classroom.Closed:
+            ended(s, value, qp.get("teacher", ss.get("class_key", "")), steps)
+            return None
         key = qp.get("teacher", ss.get("class_key", ""))
         key = key if key and s.is_teacher(code, key) else ""
         student = ""
@@ -122,7 +141,8 @@ def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None) ->
             student = student if classroom.is_student(student) else classroom.new_student()
             s.join(code, student)
         ss.update(class_joined=code, class_key=key, **{STUDENT: student} if student else {})
-        joined = Joined(code, slug, student, key, ss.setdefault("class_follow", True), go=go)
+        joined = Joined(code, slug, student, key, ss.setdefault("class_follow", True), go=go,
+                        steps=steps)  # fmt: skip
         if key and moves and slug != OVERVIEW:
             s.move(code, key, slug)
         snap = s.snapshot(code)
@@ -143,6 +163,22 @@ def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None) ->
     return joined
 
 
+def ended(s: classroom.Store, value: str, key: str, steps: dict[str, str]) -> None:
+    """A class the teacher closed: its teacher sees its summary (kept until it expires); a
+    student is told it has ended, and the tab leaves it (no more following)."""
+    if key and s.is_teacher(value, key):
+        with st.container(border=True):
+            code = classroom.clean_code(value)
+            st.subheader(_("The class {code} has ended: what it got right", code=code))
+            from ui.lecture import summary
+
+            summary.show(code, steps)
+        return
+    st.warning(_("The class has ended. Thank you for taking part! The lecture stays open to "
+                 "explore on your own."), icon=":material/event_available:")  # fmt: skip
+    _leave()
+
+
 def retry(code: str) -> None:
     """While the database cannot be reached: every POLL_EVERY s, ask again; once it answers,
     the page runs again, in the class (a moment's outage does not leave a student out)."""
@@ -159,14 +195,63 @@ def retry(code: str) -> None:
     again()
 
 
-def join_url(joined: Joined) -> str:
-    """The student's link: absolute where the browser's address is known (the QR code)."""
-    path = f"/lecture?class={joined.code}"
+def network_address() -> str | None:
+    """This computer's address on its network (not loopback), as its own name resolves;
+    None when it has none. Asks no other machine."""
+    with contextlib.suppress(OSError):
+        for *_rest, sockaddr in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            if not ipaddress.ip_address(sockaddr[0]).is_loopback:
+                return sockaddr[0]
+    return None
+
+
+def is_loopback(host: str | None) -> bool:
+    if not host or host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host.endswith(".localhost")
+
+
+@dataclass(frozen=True)
+class JoinLink:
+    """The students' link: `url`, and where its address came from: "public" (the setting
+    GLASSBOX_PUBLIC_URL), "browser" (the teacher's address bar), "network" (this computer's
+    network address in place of the teacher's localhost) or "loopback" (nothing better:
+    phones cannot open it)."""
+
+    url: str
+    source: str
+
+
+def join_link(joined: Joined) -> JoinLink:
+    """The link a student opens or scans: the setting's address, else the teacher's, with
+    this computer's network address in place of a loopback host; the class's language."""
+    query = {"class": joined.code} | ({"lang": language()} if language() != DEFAULT else {})
+    path = f"/lecture?{urlencode(query)}"
+    public = os.environ.get(PUBLIC_URL, "").strip().rstrip("/")
+    if public:
+        return JoinLink(public + path, "public")
     try:
         parts = urlsplit(st.context.url or "")
     except (AttributeError, RuntimeError, ValueError):
-        return path
-    return f"{parts.scheme}://{parts.netloc}{path}" if parts.scheme and parts.netloc else path
+        return JoinLink(path, "loopback")
+    if not (parts.scheme and parts.netloc):
+        return JoinLink(path, "loopback")
+    base = parts.path.rsplit("/", 1)[0]  # a base path the app is served under
+    if not is_loopback(parts.hostname):
+        return JoinLink(f"{parts.scheme}://{parts.netloc}{base}{path}", "browser")
+    here = network_address()
+    port = f":{parts.port}" if parts.port else ""
+    if here is None:
+        return JoinLink(f"{parts.scheme}://{parts.netloc}{base}{path}", "loopback")
+    return JoinLink(f"{parts.scheme}://{here}{port}{base}{path}", "network")
+
+
+def join_url(joined: Joined) -> str:
+    """The student's link (`join_link`'s url)."""
+    return join_link(joined).url
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -190,21 +275,58 @@ def bar(joined: Joined, moves: bool) -> None:
 
 
 def teacher_bar(joined: Joined) -> None:
-    url = join_url(joined)
-    with st.expander(_("Class {code}: join at {url}", code=joined.code, url=url),
+    link = join_link(joined)
+    with st.expander(_("Class {code} · the join link and its QR code", code=joined.code),
                      expanded=joined.slug == OVERVIEW, icon=":material/groups:"):  # fmt: skip
         left, right = st.columns([3, 2], vertical_alignment="center")
         left.markdown(_("Join code"))
         left.markdown(f"# `{joined.code}`")
-        left.code(url, language=None)
+        left.code(link.url, language=None)
+        if link.source == "loopback":
+            left.warning(_("This link names this computer only (localhost): students' phones "
+                           "cannot open it. Start the app with GLASSBOX_PUBLIC_URL set to an "
+                           "address they can reach."), icon=":material/wifi_off:")  # fmt: skip
+        elif link.source == "network":
+            left.caption(_("The link uses this computer's network address: phones on the same "
+                           "network can open it. GLASSBOX_PUBLIC_URL sets another."))  # fmt: skip
         left.caption(_("Students scan the code or open the link; the class ends after {hours:g} "
                        "hours or when you close it.", hours=classroom.HOURS))
-        right.image(qr_png(url), width=360, caption=_("The join link"))
-        if left.button(_("Close the class"), key="class_close", icon=":material/logout:"):
-            with contextlib.suppress(classroom.ClassError):
-                store().close(joined.code, joined.key)
-            _leave()
-            st.rerun()
+        right.image(qr_png(link.url), width=360, caption=_("The join link"))
+        one, two = left.columns(2)
+        if one.button(_("Class summary"), key="class_summary", icon=":material/bar_chart:"):
+            summary_dialog(joined.code, joined.steps)
+        if two.button(_("End the class"), key="class_close", icon=":material/logout:"):
+            close_dialog(joined)
+
+
+@st.dialog(" ", width="large")
+def summary_dialog(code: str, steps: dict[str, str]) -> None:
+    """The class's summary, on demand, over the page."""
+    from ui.lecture import summary
+
+    st.subheader(_("What the class got right so far"))
+    summary.show(code, steps)
+
+
+@st.dialog(" ")
+def close_dialog(joined: Joined) -> None:
+    """End the class, once the teacher says so: its code stops working, its results stay
+    (until it expires) and its summary is shown (the page's next run, `ended`)."""
+    st.markdown(_("**End the class {code}?** The students can no longer vote or follow. The "
+                  "results are kept for {hours:g} hours after the class opened.",
+                  code=joined.code, hours=classroom.HOURS))  # fmt: skip
+    yes, no = st.columns(2)
+    if yes.button(_("End the class"), key="class_close_yes", type="primary", width="stretch",
+                  on_click=end_class, args=(joined.code, joined.key)):  # fmt: skip
+        st.rerun()
+    if no.button(_("Cancel"), key="class_close_no", width="stretch"):
+        st.rerun()
+
+
+def end_class(code: str, key: str) -> None:
+    """The confirmation's callback: close the class (before the run it starts)."""
+    with contextlib.suppress(classroom.ClassError):
+        store().close(code, key)
 
 
 def student_bar(joined: Joined, moves: bool) -> None:
@@ -244,13 +366,20 @@ def live(joined: Joined, moves: bool) -> None:
     def poll() -> None:
         try:
             snap = store().snapshot(joined.code)
+            joined_n = store().students(joined.code) if joined.teacher else 0
         except classroom.NoSuchClass:
-            st.caption(_("The class has ended."))
+            if ticking():  # the page's run says it has ended, and leaves the class
+                st.rerun(scope="app")
             return
         except classroom.Unavailable:
             st.caption(_("The class is unavailable right now: the lecture goes on without it."))
             return
-        if joined.teacher or not st.session_state.get("class_follow", True):
+        if joined.teacher:
+            st.caption(ngettext(":material/groups: Join code **{code}** · {n} student joined",
+                                ":material/groups: Join code **{code}** · {n} students joined",
+                                joined_n, code=joined.code))  # fmt: skip
+            return
+        if not st.session_state.get("class_follow", True):
             return
         if not ticking():
             return
@@ -269,10 +398,14 @@ def ticking() -> bool:
 
 
 def open_button() -> None:
-    """Presenter mode's "Open a class": a new class, this tab its teacher."""
+    """Presenter mode's "Open a class": a new class, this tab its teacher. The home page's
+    "Teach a class" link (?teach=1) presses it."""
     if here() is not None:
         return
-    if st.button(_("Open a class"), key="class_open", icon=":material/groups:"):
+    asked = st.query_params.get("teach") == "1"
+    if asked:
+        del st.query_params["teach"]
+    if asked or st.button(_("Open a class"), key="class_open", icon=":material/groups:"):
         try:
             opened = store().open()
         except classroom.Unavailable:
@@ -353,9 +486,12 @@ def teacher_asks(joined: Joined, key: str, poll: str, choices: list[str], answer
                  label: Callable[[str], str]) -> bool:  # fmt: skip
     ss = st.session_state
     shown = poll in joined.revealed
+    st.markdown("### " + " · ".join(md_escape(label(c)) for c in choices))  # the choices
     st.toggle(_("Show the class's answers"), key=f"{key}_class_show", value=shown)
-    if not shown and st.button(_("Reveal to the class"), key=f"{key}_reveal", type="primary",
-                               icon=":material/visibility:"):  # fmt: skip
+    if shown:
+        st.caption(_(":material/lock: Revealed: the votes are locked."))
+    elif st.button(_("Reveal to the class"), key=f"{key}_reveal", type="primary",
+                   icon=":material/visibility:"):  # fmt: skip
         try:
             store().reveal(joined.code, joined.key, poll, choices, answer)
         except classroom.ClassError:
@@ -413,8 +549,10 @@ def student_asks(joined: Joined, key: str, poll: str, choices: list[str], answer
         except classroom.ClassError:
             mine = None
         ss[f"{key}_guess"] = mine if mine in choices else None
-    pick = st.radio(_("Your answer"), choices, key=f"{key}_guess", horizontal=True,
-                    format_func=label, on_change=vote, args=(joined, key, poll, choices))
+    st.html(THUMB_CSS)
+    with st.container(key=f"class_vote_{key}"):
+        pick = st.radio(_("Your answer"), choices, key=f"{key}_guess", horizontal=True,
+                        format_func=label, on_change=vote, args=(joined, key, poll, choices))
     said = ss.get(f"{key}_voted")
     if said == "fast":
         st.warning(_("Too many votes at once: wait a minute, then pick again."))

@@ -36,6 +36,11 @@ html { font-size: 20px; }
 </style>"""
 
 
+def titles() -> dict[str, str]:
+    """Each step's slug -> "n. its title" (in the language of the moment), in order."""
+    return {step.slug: f"{step.number}. {step.title}" for step in STEPS}
+
+
 def thumbnail(step: Step) -> Path | None:
     """The step's screenshot in the session's language (lecture-ko-<slug>.png), else the
     English one (lecture-<slug>.png), else None: tests/e2e/screenshots.py copies them."""
@@ -160,7 +165,7 @@ def lecture_step(slug: str) -> None:
     """Draw the step `slug`: header, navigation, the step, navigation."""
     present = _open()
     step = BY_SLUG[slug]
-    classroom.enter(slug, go_to_step)  # ?class=: the class's bar; a follower may move
+    classroom.enter(slug, go_to_step, titles())  # ?class=: the class's bar; a follower moves
     if not present:
         st.caption(_(":material/school: {app} · Lecture · step {n} of {total}", app=APP_NAME,
                      n=step.number, total=len(STEPS)))  # fmt: skip
@@ -188,7 +193,7 @@ def step_body(draw: Callable[[], None]) -> None:
 def lecture_overview() -> None:
     """Every step: its number and title (a link), one line, and a thumbnail when one exists."""
     present = _open()
-    classroom.enter(OVERVIEW, go_to_step)  # a late joiner lands on the teacher's step
+    classroom.enter(OVERVIEW, go_to_step, titles())  # a late joiner goes to the teacher's step
     st.caption(_(":material/school: {app} · Lecture", app=APP_NAME))
     st.title(_("The lecture, step by step"))
     st.markdown(_("The Transformer lecture in its order, each step one idea on the real "
