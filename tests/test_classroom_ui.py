@@ -220,7 +220,7 @@ def test_a_class_speaks_korean(store: classroom.Store, monkeypatch) -> None:
     assert_drawn(student)
     said = texts(teacher)
     assert "**0**명이 투표했습니다." in said and "students have voted" not in said
-    assert f"수업 {o.code}에 참여 중입니다." in texts(student)
+    assert f"참여 중인 수업 · {o.code}" in texts(student)
     assert [r.label for r in student.radio if r.key == "l2_guess"] == ["내 답"]
     radio = student.radio(key="l2_guess")
     radio.set_value(radio.options[0]).run()
