@@ -305,7 +305,7 @@ def test_the_teacher_sees_the_choices_and_the_revealed_state(store) -> None:
     teacher = joined(STEP, **{"class": o.code, "teacher": o.key})
     student = joined(STEP, **{"class": o.code})
     options = student.radio(key="l2_guess").options
-    assert "### " + " · ".join(options) in [m.value for m in teacher.markdown]
+    assert "#### " + " · ".join(options) in [m.value for m in teacher.markdown]
     teacher.button(key="l2_reveal").click().run()
     teacher.run()
     assert "l2_reveal" not in [b.key for b in teacher.button]

@@ -66,6 +66,13 @@ class Joined:
     step: str = ""  # the teacher's step when the page was drawn
     go: Callable[[str, dict[str, str]], None] | None = None  # switch to a step (the frame's)
     steps: dict[str, str] = field(default_factory=dict)  # slug -> "2. Attention" (summary)
+    slot: object | None = None  # the teacher's place for the step's first question (its top)
+
+    def claim_slot(self) -> object | None:
+        """The place at the top of the step for its first question, once (then None): on
+        the projector the question, its choices and the count come first."""
+        slot, self.slot = self.slot, None
+        return slot
 
     @property
     def teacher(self) -> bool:
@@ -440,13 +447,14 @@ def join_box() -> None:
 # --- a question inside a class ----------------------------------------------------------------
 
 
-def ask(joined: Joined, key: str, choices: list[str], answer: str, why: str,
+def ask(joined: Joined, key: str, asked: str, choices: list[str], answer: str, why: str,
         label: Callable[[str], str]) -> bool:  # fmt: skip
-    """kit.predict inside a class: the pick is a vote, the teacher counts and reveals.
-    Returns whether the question is revealed in this tab."""
+    """kit.predict inside a class: `asked` (the question, markdown) is put, the pick is a
+    vote, the teacher counts and reveals. Returns whether it is revealed in this tab."""
     poll = poll_id(joined.slug, key)
     if joined.teacher:
-        return teacher_asks(joined, key, poll, choices, answer, why, label)
+        return teacher_asks(joined, key, asked, poll, choices, answer, why, label)
+    st.markdown(asked)
     return student_asks(joined, key, poll, choices, answer, why, label)
 
 
@@ -466,8 +474,10 @@ def class_said(counts: dict[str, int], answer: str, why: str,
 
 
 def class_bars(shares: list[tuple[str, float]], title: str) -> viz.Figure:
-    """viz.topk_bar of the class's shares, its axis named for what it shows."""
+    """viz.topk_bar of the class's shares, its axis named for what it shows; its rows
+    narrower than a prediction's, so that it fits beside the question on the projector."""
     fig = viz.topk_bar(shares, title=title)
+    fig["layout"]["height"] = 20 * len(shares) + 90
     update_axes(fig["layout"], "x", title={"text": _("share of the class")})
     return fig
 
@@ -482,16 +492,21 @@ def histogram(key: str, poll: str, counts: dict[str, int], choices: list[str],
     st.markdown(" · ".join(f"{md_escape(label(c))}: {counts.get(c, 0)}" for c in choices))
 
 
-def teacher_asks(joined: Joined, key: str, poll: str, choices: list[str], answer: str, why: str,
-                 label: Callable[[str], str]) -> bool:  # fmt: skip
+def teacher_asks(joined: Joined, key: str, asked: str, poll: str, choices: list[str],
+                 answer: str, why: str, label: Callable[[str], str]) -> bool:  # fmt: skip
+    """The projector's poll: the question, its choices, show / reveal and (revealed) the
+    class's final share beside the model's answer on the left; the live count and the
+    histogram on the right."""
     ss = st.session_state
     shown = poll in joined.revealed
-    st.markdown("### " + " · ".join(md_escape(label(c)) for c in choices))  # the choices
-    st.toggle(_("Show the class's answers"), key=f"{key}_class_show", value=shown)
-    if shown:
-        st.caption(_(":material/lock: Revealed: the votes are locked."))
-    elif st.button(_("Reveal to the class"), key=f"{key}_reveal", type="primary",
-                   icon=":material/visibility:"):  # fmt: skip
+    left, right = st.columns([3, 2])
+    left.markdown(asked)
+    left.markdown("#### " + " · ".join(md_escape(label(c)) for c in choices))  # the choices
+    show, reveal = left.columns(2, vertical_alignment="center")
+    show.toggle(_("Show the class's answers"), key=f"{key}_class_show", value=shown)
+    place = reveal.empty()  # the button, and once pressed (in the same run) the revealed state
+    if not shown and place.button(_("Reveal to the class"), key=f"{key}_reveal", type="primary",
+                                  icon=":material/visibility:"):  # fmt: skip
         try:
             store().reveal(joined.code, joined.key, poll, choices, answer)
         except classroom.ClassError:
@@ -499,6 +514,13 @@ def teacher_asks(joined: Joined, key: str, poll: str, choices: list[str], answer
             return False
         joined.revealed = joined.revealed | {poll}
         shown = True
+    if shown:
+        place.caption(_(":material/lock: Revealed: the votes are locked."))
+        try:  # the votes are locked: the class's final share, beside the model's answer
+            left.info(class_said(store().tally(joined.code, joined.key, poll), answer, why,
+                                 label), icon="💡")  # fmt: skip
+        except classroom.ClassError:
+            left.info(_said(answer, why, label), icon="💡")
 
     @st.fragment(run_every=POLL_EVERY)
     def counts() -> None:
@@ -512,10 +534,9 @@ def teacher_asks(joined: Joined, key: str, poll: str, choices: list[str], answer
                              votes))  # fmt: skip
         if ss.get(f"{key}_class_show") or shown:
             histogram(key, poll, tally, choices, label)
-        if shown:
-            st.info(class_said(tally, answer, why, label), icon="💡")
 
-    counts()
+    with right:
+        counts()
     return shown
 
 

@@ -172,8 +172,12 @@ def lecture_step(slug: str) -> None:
     navigation(step, "top")
     st.title(f"{step.number}. {step.title}")
     st.markdown(step.idea)
-    step.intro()
+    teaching = (joined := classroom.here()) is not None and joined.teacher
+    if not teaching:  # a teacher's projector shows the step's question first
+        step.intro()
     step_body(step.draw)
+    if teaching:
+        step.intro()
     st.divider()
     navigation(step, "bottom")
     if present:
@@ -186,7 +190,11 @@ def lecture_step(slug: str) -> None:
 @st.fragment
 def step_body(draw: Callable[[], None]) -> None:
     """The step below its title, as one fragment: its own inputs (a sentence, a slider, a
-    reveal) rerun only this part, not the menu, the sidebar and the navigation."""
+    reveal) rerun only this part, not the menu, the sidebar and the navigation. In a class,
+    the teacher's first question is drawn at its top (`Joined.claim_slot`)."""
+    joined = classroom.here()
+    if joined is not None and joined.teacher:
+        joined.slot = st.container()
     draw()
 
 

@@ -57,10 +57,10 @@ def predict(key: str, question: str, choices: list[str], answer: str, why: str,
     asked = _("**:material/quiz: Predict first.** {question}", question=question)
     joined = classroom.here()
     if joined is not None:  # inside a class: the pick is a vote, the teacher reveals
-        st.markdown(asked)
-        shown = classroom.ask(joined, key, choices, answer, why, label)
-        if shown and more:
-            st.caption(more)
+        with joined.claim_slot() or st.container():  # the teacher's first: the step's top
+            shown = classroom.ask(joined, key, asked, choices, answer, why, label)
+            if shown and more:
+                st.caption(more)
         return shown
     if not ss.get(f"{key}_shown"):
         st.radio(asked, choices, index=None, key=f"{key}_guess", horizontal=True,
