@@ -90,6 +90,9 @@ def test_the_deployment_runs_the_dockerfiles_image() -> None:
     database = env["GLASSBOX_DATABASE_URL"]["valueFrom"]["secretKeyRef"]
     assert database == {"name": "glassbox", "key": "database-url"}  # one class store
     assert int(env["OMP_NUM_THREADS"]["value"]) == int(c["resources"]["limits"]["cpu"])
+    # the join link names the Ingress's host, which students' phones reach
+    hosts = [r["host"] for r in M["Ingress"]["spec"]["rules"]]
+    assert env["GLASSBOX_PUBLIC_URL"]["value"] == f"https://{hosts[0]}"
     assert M["Deployment"]["spec"]["replicas"] >= 2
 
 
