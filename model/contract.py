@@ -6,6 +6,7 @@
     m.fill_mask("I [MASK] across the river.", k=5)
     m.trace(text, ablate=[(1, 2)])          # layer 1's head 2 knocked out (z = 0 before W_O)
     m.trace(text, ablate_mlp=[0])           # layer 0's MLP knocked out (mlp_out = 0)
+    m.trace(text, ablate_neurons=[(0, 7)])  # layer 0's neuron 7 knocked out (mlp_post = 0)
     m.mlp_weights(0)                        # {"w_in", "b_in", "w_out", "b_out"}
     m.logit_lens(text)                      # [L + 1, T, V] log-probs read from the stream
     m.patch(source, target, at=[(0, 3)])    # target's run with source's resid_pre at (0, 3)
@@ -160,13 +161,15 @@ class Model:
 
     def trace(
         self, inputs: Any, positions: bool = True, ablate: Iterable | None = None,
-        ablate_mlp: Iterable | None = None,
+        ablate_mlp: Iterable | None = None, ablate_neurons: Iterable | None = None,
     ) -> Trace:  # fmt: skip
         """Everything one forward pass computed, for a text (or an image), as numpy.
         `ablate`: (layer, head) pairs (an encoder-decoder: (stack, layer, head)) whose z is
         zero before W_O; `ablate_mlp`: layers (an encoder-decoder: (stack, layer)) whose
-        mlp_out is zero; everything after them is recomputed."""
-        options = RunOptions(positions=positions, ablate=ablate, ablate_mlp=ablate_mlp)
+        mlp_out is zero; `ablate_neurons`: (layer, neuron) pairs whose mlp_post is zero
+        before W_out; everything after them is recomputed."""
+        options = RunOptions(positions=positions, ablate=ablate, ablate_mlp=ablate_mlp,
+                             ablate_neurons=ablate_neurons)  # fmt: skip
         return self.trace_with(inputs, options)
 
     def trace_with(self, inputs: Any, options: RunOptions = CLEAN) -> Trace:
@@ -215,12 +218,12 @@ class Model:
 
     def fill_mask(
         self, text: str, k: int = 5, ablate: Iterable | None = None,
-        ablate_mlp: Iterable | None = None,
+        ablate_mlp: Iterable | None = None, ablate_neurons: Iterable | None = None,
     ) -> list[Candidates]:  # fmt: skip
         """One ranked (token, probability) list per [MASK] in the text, in order."""
         if not self.can("fill_mask"):
             raise self._unsupported("fill_mask")
-        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp)
+        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp, ablate_neurons=ablate_neurons)
         return self.fill_mask_ids(self.encode(text).ids, k, options)
 
     def next_token(
@@ -232,13 +235,14 @@ class Model:
         top_p: float | None = None,
         ablate: Iterable | None = None,
         ablate_mlp: Iterable | None = None,
+        ablate_neurons: Iterable | None = None,
     ) -> Candidates:
         """The k most likely next tokens after the text, with their (filtered) probabilities:
         the top of `next_distribution`, which is what a decoder implements."""
         if not self.can("next_token"):
             raise self._unsupported("next_token")
         sampling = Sampling.of(temperature, top_k, top_p)
-        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp)
+        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp, ablate_neurons=ablate_neurons)
         probs = self.next_distribution(self.encode(text).ids, sampling, options)
         top = [int(i) for i in np.argsort(-probs, kind="stable")[:k]]
         names = self.tokens_of(top)
@@ -254,6 +258,7 @@ class Model:
         seed: int = 0,
         ablate: Iterable | None = None,
         ablate_mlp: Iterable | None = None,
+        ablate_neurons: Iterable | None = None,
     ) -> Generation:
         """A continuation sampled token by token from `next_distribution`: step i draws with
         (seed, i), as the causal page does click by click, so the same seed gives the same
@@ -261,7 +266,7 @@ class Model:
         if not self.can("generate"):
             raise self._unsupported("generate")
         sampling = Sampling.of(temperature, top_k, top_p)
-        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp)
+        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp, ablate_neurons=ablate_neurons)
         ids, eos = list(self.encode(prompt).ids), self.special_ids().get("[EOS]")
         new_ids: list[int] = []
         probs: list[float] = []
@@ -276,14 +281,16 @@ class Model:
                           self.decode(ids + new_ids))  # fmt: skip
 
     def translate(
-        self, text: str, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None
-    ) -> Translation:
+        self, text: str, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None,
+        ablate_neurons: Iterable | None = None,
+    ) -> Translation:  # fmt: skip
         """The text in the target language, decoded greedily."""
         raise self._unsupported("translate")
 
     def classify(
-        self, image: Any, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None
-    ) -> Candidates:
+        self, image: Any, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None,
+        ablate_neurons: Iterable | None = None,
+    ) -> Candidates:  # fmt: skip
         """Every class with its probability, most likely first."""
         raise self._unsupported("classify")
 
@@ -291,11 +298,12 @@ class Model:
 
     def trace_ids(
         self, ids: list[int], positions: bool = True, ablate: Iterable | None = None,
-        ablate_mlp: Iterable | None = None,
+        ablate_mlp: Iterable | None = None, ablate_neurons: Iterable | None = None,
     ) -> Trace:  # fmt: skip
         """`trace` for token ids as they are (a sentence with [MASK]s, a prompt plus the
         tokens generated so far)."""
-        options = RunOptions(positions=positions, ablate=ablate, ablate_mlp=ablate_mlp)
+        options = RunOptions(positions=positions, ablate=ablate, ablate_mlp=ablate_mlp,
+                             ablate_neurons=ablate_neurons)  # fmt: skip
         return self.trace_with(list(ids), options)
 
     def fill_mask_ids(

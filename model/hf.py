@@ -26,7 +26,8 @@ the scores.
 Experiments (model/options.py) use the same hooks, through a second thread-local value, the
 pass's `Edits`: a pre-hook on W_O replaces a knocked-out head's slice of its input (the
 heads side by side) by 0 or by its mean over the positions, before W_O mixes them; a hook
-on the MLP's output replaces a knocked-out MLP's (by 0, or its mean); hooks on a layer's
+on the MLP's output replaces a knocked-out MLP's (by 0, or its mean), and a pre-hook on its
+output projection a knocked-out neuron's hidden activation (mlp_post); hooks on a layer's
 input, on W_O's output and on the MLP's output write a patch in. The logit
 lens reads each layer's stream through the model's own final norm and output head.
 
@@ -63,7 +64,7 @@ from model.registry import check_weights, read_info
 from model.text import Encoded, encoded, timed, to_numpy
 from model.tokenizer import Shown, reading_of, show, show_token
 from model.trace import LayerTrace, Trace
-from model.transformer import Edits, knock_out, knock_out_mlp
+from model.transformer import Edits, knock_out, knock_out_mlp, knock_out_neurons
 
 MAX_TOKENS = 512  # the most tokens one trace reads, whatever the model's context
 # From this many tokens on, a trace keeps the model's own scores (a torch function mode,
@@ -155,6 +156,21 @@ def _knock_mlp(i: int) -> Any:
         if isinstance(out, tuple):
             return (knock_out_mlp(out[0], rows, edits.mean), *out[1:])
         return knock_out_mlp(out, rows, edits.mean)
+
+    return hook
+
+
+def _knock_neurons(i: int) -> Any:
+    """A pre-hook on layer i's MLP output projection (Llama: down_proj): the knocked-out
+    hidden neurons of its input (mlp_post, (B, T, M)) replaced by 0 or by their mean over
+    the positions."""
+
+    def hook(module: nn.Module, args: tuple, kwargs: dict) -> Any:
+        edits = _edits()
+        if edits is None or i not in edits.knocked_neurons:
+            return None
+        x = knock_out_neurons(args[0], edits.knocked_neurons[i], edits.mean)
+        return (x, *args[1:]), kwargs
 
     return hook
 
@@ -318,6 +334,8 @@ class HFModel(Model):
             limit -= int(cfg.pad_token_id or 0) + 1
         self.max_len = min(MAX_TOKENS, limit)
         self.positional = "rotary" if self.family.rotary else "learned"
+        down = _get(self.stack[0], self.family.mlp_down)  # GPT-2's Conv1D: weight [M, D]
+        self.d_mlp = int(down.weight.shape[0 if type(down).__name__ == "Conv1D" else 1])
         self.n_vocab = self._vocab_size()
         self.notes = self._notes(source)
         self._mask_id = tokenizer.mask_token_id if self.can("fill_mask") else None
@@ -401,6 +419,7 @@ class HFModel(Model):
             mlp.register_forward_hook(_patch_output(i, "mlp_out"))
             mlp.register_forward_hook(_record(i, "mlp_out"))
             down = _get(layer, fam.mlp_down)
+            down.register_forward_pre_hook(_knock_neurons(i), with_kwargs=True)
             down.register_forward_pre_hook(_record_input(i, "mlp_post"), with_kwargs=True)
             if fam.attn_in:
                 _get(layer, fam.attn_in).register_forward_hook(_record(i, "attn_input"))
@@ -504,7 +523,7 @@ class HFModel(Model):
         runs = list(runs) * ids.shape[0] if len(runs) == 1 else list(runs)
         source = None
         for run in runs:
-            check_heads(run, self.heads(), self.name)
+            check_heads(run, self.heads(), self.name, self.d_mlp)
             if run.patch is None:
                 continue
             n_source = len(self.ids_of(run.patch.source)) if source is None else ids.shape[1]
@@ -515,7 +534,7 @@ class HFModel(Model):
                 with _running(Edits(positions=run.positions), rec):
                     self.module(input_ids=src)
                 source = lambda site, layer, rec=rec: rec.layers[layer][site]  # noqa: E731
-        return edits_of(runs, "", self.n_heads, self.device, source)
+        return edits_of(runs, "", self.n_heads, self.device, source, d_mlp=self.d_mlp)
 
     @torch.inference_mode()
     def _forward(

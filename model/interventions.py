@@ -32,8 +32,7 @@ def same_settings(runs: Sequence[RunOptions]) -> RunOptions:
     the kind of ablation, the patch's source and site)."""
     first = runs[0]
     for run in runs:
-        knocks = run.ablate or run.ablate_mlp
-        if run.positions != first.positions or (knocks and run.ablation != first.ablation):
+        if run.positions != first.positions or (run.knocks and run.ablation != first.ablation):
             raise ValueError("one batched pass needs the same positions and ablation in every row")
         if run.patch is not None and first.patch is not None and (
             (run.patch.source, run.patch.site) != (first.patch.source, first.patch.site)
@@ -57,16 +56,22 @@ def edits_of(
     device: torch.device | str,
     source: Source | None = None,
     cross: str | None = None,
+    d_mlp: int = 0,
 ) -> Edits:
     """The Edits of one batched pass through `stack` ("" for a model with one stack,
     "encoder", "decoder"): row b knocks out runs[b]'s heads of that stack (and of `cross`,
-    the decoder's cross-attention) and MLPs of that stack, and patches runs[b]'s (layer,
-    position)s with `source`'s activations."""
+    the decoder's cross-attention), MLPs of that stack and neurons (of `d_mlp` a layer; one
+    stack only), and patches runs[b]'s (layer, position)s with `source`'s activations."""
     first = same_settings(runs)
-    mean = any(run.ablate or run.ablate_mlp for run in runs) and first.ablation == "mean"
+    mean = any(run.knocks for run in runs) and first.ablation == "mean"
     edits = Edits(positions=first.positions, mean=mean)
     b = len(runs)
     for row, run in enumerate(runs):
+        for layer, neurons in (run.knocked_neurons().items() if stack == "" else ()):
+            mask = edits.knocked_neurons.setdefault(
+                layer, torch.zeros(b, d_mlp, dtype=torch.bool, device=device)
+            )
+            mask[row, list(neurons)] = True
         for layer in run.knocked_mlps(stack):
             rows = edits.knocked_mlp.setdefault(
                 layer, torch.zeros(b, dtype=torch.bool, device=device)

@@ -73,7 +73,7 @@ class TransformerLM(TextTransformer):
         runs = list(runs) * ids.shape[0] if len(runs) == 1 else list(runs)
         source = None
         for run in runs:
-            check_heads(run, self.heads(), self.name)
+            check_heads(run, self.heads(), self.name, self.cfg.d_mlp)
             if run.patch is not None and source is None:
                 src = self.ids_of(run.patch.source)
                 check_patch(run.patch, self.cfg.n_layers, len(src), ids.shape[1])
@@ -81,7 +81,7 @@ class TransformerLM(TextTransformer):
                 source = recorded(self.module(src_ids, Edits(positions=run.positions))[1])
             elif run.patch is not None:
                 check_patch(run.patch, self.cfg.n_layers, ids.shape[1], ids.shape[1])
-        return edits_of(runs, "", self.cfg.n_heads, self.device, source)
+        return edits_of(runs, "", self.cfg.n_heads, self.device, source, d_mlp=self.cfg.d_mlp)
 
     @torch.inference_mode()
     def forward(

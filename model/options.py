@@ -11,6 +11,7 @@ on it.
     model.RunOptions(ablate_mlp=[2])                     # layer 2's MLP: mlp_out = 0
     model.RunOptions(ablate=[(1, 2)], ablate_mlp=[0, 3]) # heads and MLPs together
     model.RunOptions(ablate_mlp=[("decoder", 1)])        # an encoder-decoder names the stack
+    model.RunOptions(ablate_neurons=[(2, 505)])          # layer 2's neuron 505: mlp_post = 0
     model.RunOptions(patch=model.Patch("I swam ...", at=[(0, 11)], site="resid_pre"))
 
 Layers, heads and positions are 0-based. Plain Python: no numpy, no torch.
@@ -29,6 +30,7 @@ ABLATIONS = ("zero", "mean")
 
 Head = tuple[str, int, int]  # (stack, layer, head); stack "" for a model with one stack
 Mlp = tuple[str, int]  # (stack, layer); stack "" for a model with one stack
+Neuron = tuple[int, int]  # (layer, neuron) of a model with one stack
 
 
 def _int(value: object, what: str) -> int:
@@ -78,6 +80,21 @@ def mlps_of(ablate_mlp: Iterable | None) -> tuple[Mlp, ...]:
     return tuple(sorted(found))
 
 
+def neurons_of(ablate_neurons: Iterable | None) -> tuple[Neuron, ...]:
+    """(layer, neuron) pairs as sorted unique pairs."""
+    if ablate_neurons is None:
+        return ()
+    if isinstance(ablate_neurons, str | bytes | Integral):
+        raise ValueError(f"ablate_neurons must be (layer, neuron) pairs, not {ablate_neurons!r}")
+    found: set[Neuron] = set()
+    for item in ablate_neurons:
+        if not isinstance(item, tuple | list) or len(item) != 2:
+            raise ValueError(f"ablate_neurons: {item!r} is not a (layer, neuron) pair")
+        found.add((_int(item[0], "ablate_neurons: a layer"),
+                   _int(item[1], "ablate_neurons: a neuron")))  # fmt: skip
+    return tuple(sorted(found))
+
+
 @dataclass(frozen=True)
 class Patch:
     """Activations of another input (`source`) written into this run at `site`, for each
@@ -107,9 +124,10 @@ class RunOptions:
     positions: bool = True  # False: no positional encoding (zeros, or no rotation)
     ablate: tuple[Head, ...] = ()  # heads whose z is replaced before W_O
     ablation: str = "zero"  # "zero": z = 0; "mean": z = its mean over the sentence's positions
-    # (the same for a knocked-out MLP's mlp_out)
+    # (the same for a knocked-out MLP's mlp_out and a knocked-out neuron's mlp_post)
     patch: Patch | None = None  # activations copied in from another input
     ablate_mlp: tuple[Mlp, ...] = ()  # layers whose MLP output (mlp_out) is replaced
+    ablate_neurons: tuple[Neuron, ...] = ()  # (layer, neuron): mlp_post replaced before W_out
 
     def __post_init__(self) -> None:
         if self.ablation not in ABLATIONS:
@@ -117,13 +135,19 @@ class RunOptions:
         object.__setattr__(self, "positions", bool(self.positions))
         object.__setattr__(self, "ablate", heads_of(self.ablate))
         object.__setattr__(self, "ablate_mlp", mlps_of(self.ablate_mlp))
+        object.__setattr__(self, "ablate_neurons", neurons_of(self.ablate_neurons))
         if self.patch is not None and not isinstance(self.patch, Patch):
             raise ValueError(f"patch must be a model.Patch, not {type(self.patch).__name__}")
 
     @property
     def clean(self) -> bool:
         """Nothing knocked out and nothing patched in (positions may be off)."""
-        return not self.ablate and not self.ablate_mlp and self.patch is None
+        return not self.knocks and self.patch is None
+
+    @property
+    def knocks(self) -> bool:
+        """Some head, MLP or neuron is knocked out."""
+        return bool(self.ablate or self.ablate_mlp or self.ablate_neurons)
 
     def knocked(self, stack: str = "") -> dict[int, tuple[int, ...]]:
         """The heads knocked out in one stack ("" for a model with one), by layer."""
@@ -137,9 +161,16 @@ class RunOptions:
         """The layers whose MLP is knocked out in one stack ("" for a model with one)."""
         return tuple(layer for s, layer in self.ablate_mlp if s == stack)
 
+    def knocked_neurons(self) -> dict[int, tuple[int, ...]]:
+        """The neurons knocked out, by layer."""
+        out: dict[int, tuple[int, ...]] = {}
+        for layer, neuron in self.ablate_neurons:
+            out[layer] = (*out.get(layer, ()), neuron)
+        return out
+
     def describe(self) -> str:
         """A few words for a caption: "clean", "L2H3, L4H1 knocked out (zero)", "L3 MLP
-        knocked out (zero)"."""
+        knocked out (zero)", "L3 N505 knocked out (zero)"."""
         said = []
         if not self.positions:
             said.append("no positions")
@@ -151,6 +182,9 @@ class RunOptions:
             mlps = ", ".join(f"{s + ' ' if s else ''}L{layer + 1} MLP"
                              for s, layer in self.ablate_mlp)  # fmt: skip
             said.append(f"{mlps} knocked out ({self.ablation})")
+        if self.ablate_neurons:
+            neurons = ", ".join(f"L{layer + 1} N{n}" for layer, n in self.ablate_neurons)
+            said.append(f"{neurons} knocked out ({self.ablation})")
         if self.patch is not None:
             said.append(f"{len(self.patch.at)} {self.patch.site} patched in")
         return "; ".join(said) or "clean"
@@ -159,11 +193,15 @@ class RunOptions:
 CLEAN = RunOptions()
 
 
-def check_heads(options: RunOptions, stacks: dict[str, tuple[int, int]], name: str) -> None:
-    """ValueError unless every knocked-out head and MLP exists: `stacks` maps each stack the
-    model has ("" for one stack; "encoder", "decoder", "cross") to its (layers, heads). Every
-    stack but "cross" has one MLP a layer (`mlp_stacks`)."""
+def check_heads(
+    options: RunOptions, stacks: dict[str, tuple[int, int]], name: str, d_mlp: int | None = None
+) -> None:
+    """ValueError unless every knocked-out head, MLP and neuron exists: `stacks` maps each
+    stack the model has ("" for one stack; "encoder", "decoder", "cross") to its (layers,
+    heads). Every stack but "cross" has one MLP a layer (`mlp_stacks`), of `d_mlp` neurons
+    (None: single neurons cannot be knocked out)."""
     check_mlps(options, mlp_stacks(stacks), name)
+    check_neurons(options, stacks.get("", (0, 0))[0] if d_mlp else 0, d_mlp or 0, name)
     for stack, layer, head in options.ablate:
         if stack not in stacks:
             if "" in stacks:
@@ -205,6 +243,21 @@ def check_mlps(options: RunOptions, stacks: dict[str, int], name: str) -> None:
             where = f"'{name}'{' ' + stack if stack else ''}"
             raise ValueError(f"ablate_mlp: layer {layer} is out of range: {where} has "
                              f"{n_layers} layers (0-{n_layers - 1})")  # fmt: skip
+
+
+def check_neurons(options: RunOptions, n_layers: int, d_mlp: int, name: str) -> None:
+    """ValueError unless every knocked-out (layer, neuron) exists in a model of `n_layers`
+    MLPs of `d_mlp` neurons each (0: it cannot knock out single neurons)."""
+    if options.ablate_neurons and not (n_layers and d_mlp):
+        raise ValueError(f"'{name}' cannot knock out single neurons (ablate_neurons); "
+                         "knock out its MLPs (ablate_mlp) instead")  # fmt: skip
+    for layer, neuron in options.ablate_neurons:
+        if layer >= n_layers:
+            raise ValueError(f"ablate_neurons: layer {layer} is out of range: '{name}' has "
+                             f"{n_layers} layers (0-{n_layers - 1})")  # fmt: skip
+        if neuron >= d_mlp:
+            raise ValueError(f"ablate_neurons: neuron {neuron} is out of range: '{name}' has "
+                             f"{d_mlp} neurons a layer's MLP (0-{d_mlp - 1})")  # fmt: skip
 
 
 def check_patch(patch: Patch, n_layers: int, n_source: int, n_target: int) -> None:

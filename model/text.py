@@ -144,12 +144,14 @@ class Translator(TextModel):
     tokens after [BOS]) and keeps the source's trace in `.encoder`."""
 
     def translate(
-        self, text: str, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None
-    ) -> Translation:
+        self, text: str, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None,
+        ablate_neurons: Iterable | None = None,
+    ) -> Translation:  # fmt: skip
         """The greedy translation, its tokens and probabilities, and the source words that
-        are not in the vocabulary; `ablate`, `ablate_mlp`: heads and MLPs knocked out (see
-        `trace`)."""
-        return self.translation_in(self.trace(text, ablate=ablate, ablate_mlp=ablate_mlp), text)
+        are not in the vocabulary; `ablate`, `ablate_mlp`, `ablate_neurons`: heads, MLPs and
+        neurons knocked out (see `trace`)."""
+        t = self.trace(text, ablate=ablate, ablate_mlp=ablate_mlp, ablate_neurons=ablate_neurons)
+        return self.translation_in(t, text)
 
     def translation_in(self, t: Trace, text: str) -> Translation:
         """The translation that `trace(text)` holds (its target tokens, each one's probability

@@ -14,7 +14,8 @@ the MLP's hidden neurons) as `LayerRecord`s. Recording only keeps references to 
 the pass computes anyway, so the fast path and the traced path run exactly the same code.
 A pass may also be given `Edits` (model.RunOptions as tensors, model/interventions.py):
 heads knocked out where the heads are joined before W_O, MLPs knocked out where their
-output joins the stream, activations patched into the stream. No module keeps state
+output joins the stream, single neurons knocked out before W_out, activations patched into
+the stream. No module keeps state
 between calls: one model may serve many browser tabs at once.
 """
 
@@ -174,7 +175,9 @@ class Edits:
     knocked_cross: dict[int, Tensor] = field(default_factory=dict)  # the same, cross-attention
     knocked_mlp: dict[int, Tensor] = field(default_factory=dict)  # layer -> (B,) bool: rows
     # whose MLP output (mlp_out) is replaced
-    mean: bool = False  # replace z (or mlp_out) by its mean over the positions, not by 0
+    knocked_neurons: dict[int, Tensor] = field(default_factory=dict)  # layer -> (B, M) bool:
+    # hidden neurons whose mlp_post is replaced before W_out
+    mean: bool = False  # replace z (mlp_out, mlp_post) by its mean over the positions, not 0
     patches: dict[tuple[str, int], tuple[Tensor, Tensor]] = field(default_factory=dict)
     # (site, layer) -> (where (B, T) bool, values (B or 1, T, D)): resid_pre, attn_out, mlp_out
     embed: Tensor | None = None  # (B, T, D) token embeddings given instead of looked up
@@ -208,6 +211,15 @@ def knock_out_mlp(mlp_out: Tensor, knocked: Tensor | None, mean: bool) -> Tensor
     if mean:
         out = mlp_out.mean(dim=1, keepdim=True).expand_as(mlp_out)
     return torch.where(knocked[:, None, None], out, mlp_out)
+
+
+def knock_out_neurons(mlp_post: Tensor, knocked: Tensor | None, mean: bool) -> Tensor:
+    """mlp_post (B, T, M) with the knocked-out neurons ((B, M) bool) replaced: by 0, or by
+    the neuron's mean over the positions."""
+    if knocked is None:
+        return mlp_post
+    out = mlp_post.mean(dim=1, keepdim=True).expand_as(mlp_post) if mean else 0.0
+    return torch.where(knocked[:, None, :], out, mlp_post)
 
 
 # ---------------------------------------------------------------------------------------
@@ -264,10 +276,14 @@ class MLP(nn.Module):
         self.up = nn.Linear(cfg.d_model, cfg.d_mlp)  # W_in, b_in
         self.down = nn.Linear(cfg.d_mlp, cfg.d_model)  # W_out, b_out
 
-    def forward(self, x: Tensor, knocked: Tensor | None = None, mean: bool = False) -> MLPRecord:
+    def forward(
+        self, x: Tensor, knocked: Tensor | None = None, mean: bool = False,
+        neurons: Tensor | None = None,
+    ) -> MLPRecord:  # fmt: skip
         """x (B, T, D) -> the hidden neurons and what the MLP adds. `knocked` (B,) bool:
-        rows whose output is replaced (by 0, or its mean) before it joins the stream."""
-        mlp_post = F.gelu(self.up(x))  # (B, T, M)
+        rows whose output is replaced (by 0, or its mean) before it joins the stream;
+        `neurons` (B, M) bool: hidden neurons replaced (by 0, or their mean) before W_out."""
+        mlp_post = knock_out_neurons(F.gelu(self.up(x)), neurons, mean)  # (B, T, M)
         mlp_out = knock_out_mlp(self.down(mlp_post), knocked, mean)  # (B, T, D)
         return MLPRecord(mlp_post, mlp_out)
 
@@ -322,7 +338,7 @@ class Layer(nn.Module):
             resid_cross = x
 
         def mlp(h: Tensor) -> MLPRecord:
-            rec = self.mlp(h, edits.knocked_mlp.get(i), edits.mean)
+            rec = self.mlp(h, edits.knocked_mlp.get(i), edits.mean, edits.knocked_neurons.get(i))
             return replace(rec, mlp_out=edits.patched("mlp_out", i, rec.mlp_out))
 
         resid_post, mlp_rec = self.add_and_norm(x, mlp, self.norm2)

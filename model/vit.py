@@ -318,10 +318,10 @@ class VisionModel(Model):
         """`runs` (one per image, or one for all) checked, as the pass's Edits."""
         runs = list(runs) * b if len(runs) == 1 else list(runs)
         for run in runs:
-            check_heads(run, self.heads(), self.name)
+            check_heads(run, self.heads(), self.name, self.cfg.d_mlp)
             if run.patch is not None:
                 raise ValueError(f"'{self.name}' (vision) knocks heads out; it does not patch")
-        return edits_of(runs, "", self.cfg.n_heads, self.device)
+        return edits_of(runs, "", self.cfg.n_heads, self.device, d_mlp=self.cfg.d_mlp)
 
     @torch.inference_mode()
     def forward(
@@ -338,10 +338,11 @@ class VisionModel(Model):
         return to_numpy(torch.softmax(logits[:, 0], dim=-1))  # [CLS] row
 
     def classify(
-        self, image: Any, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None
-    ) -> Candidates:
+        self, image: Any, ablate: Iterable | None = None, ablate_mlp: Iterable | None = None,
+        ablate_neurons: Iterable | None = None,
+    ) -> Candidates:  # fmt: skip
         """The ten digits with their probabilities, most likely first: [("7", 0.97), ...]."""
-        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp)
+        options = RunOptions(ablate=ablate, ablate_mlp=ablate_mlp, ablate_neurons=ablate_neurons)
         probs = self.probabilities(to_digit_image(image)[None], options)[0]
         order = np.argsort(-probs, kind="stable")
         return [(CLASSES[i], float(probs[i])) for i in order]
@@ -361,7 +362,7 @@ class VisionModel(Model):
 
     def trace_ids(
         self, ids: list[int], positions: bool = True, ablate: Iterable | None = None,
-        ablate_mlp: Iterable | None = None,
+        ablate_mlp: Iterable | None = None, ablate_neurons: Iterable | None = None,
     ) -> Trace:  # fmt: skip
         """An image has no token ids."""
         raise self._unsupported("read token ids")

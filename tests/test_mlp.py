@@ -353,3 +353,189 @@ def test_a_saved_trace_keeps_mlp_post(shipped, tmp_path: Path) -> None:
     back, _ = load_npz(tmp_path / "t.npz")
     for a, b in zip(back.layers, t.layers, strict=True):
         np.testing.assert_array_equal(a.mlp_post, b.mlp_post)
+
+
+# --- single neurons ---------------------------------------------------------------------------
+
+
+def top_neuron(t: model.Trace, layer: int) -> int:
+    """The neuron of `layer` that fires hardest anywhere in the sentence."""
+    return int(np.abs(t.layers[layer].mlp_post).max(axis=0).argmax())
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_knocked_out_neuron_is_zero_before_w_out_and_only_what_follows_changes(
+    models, name: str
+) -> None:
+    m = models[name]
+    text = text_for(m)
+    clean = m.trace(text)
+    layer = len(clean.layers) - 2  # a layer with one after it
+    n = top_neuron(clean, layer)
+    out = m.trace(text, ablate_neurons=[(layer, n)])
+    assert out.options == RunOptions(ablate_neurons=[(layer, n)]) and not out.options.clean
+    own, same = out.layers[layer], clean.layers[layer]
+    assert (own.mlp_post[:, n] == 0).all() and np.abs(same.mlp_post[:, n]).max() > 0
+    rest = np.arange(own.mlp_post.shape[1]) != n
+    np.testing.assert_array_equal(own.mlp_post[:, rest], same.mlp_post[:, rest])
+    w = m.mlp_weights(layer)
+    scale = max(1.0, np.abs(own.mlp_out).max())
+    np.testing.assert_allclose(own.mlp_out, own.mlp_post @ w["w_out"] + w["b_out"],
+                               atol=1e-5 * scale)  # fmt: skip
+    # the neuron's own share is gone: the clean mlp_out less its row of w_out
+    share = np.outer(same.mlp_post[:, n], w["w_out"][n])
+    np.testing.assert_allclose(own.mlp_out, same.mlp_out - share, atol=1e-4 * scale)
+    np.testing.assert_array_equal(out.embeddings, clean.embeddings)
+    for before, was in zip(out.layers[:layer], clean.layers[:layer], strict=True):
+        for field, value in vars(was).items():
+            np.testing.assert_array_equal(getattr(before, field), value, err_msg=field)
+    for changed, was in zip(later(out, layer), later(clean, layer), strict=True):
+        finite = np.isfinite(was)
+        assert np.array_equal(finite, np.isfinite(changed))
+        assert np.abs(changed[finite] - was[finite]).max() > 1e-7
+
+
+@pytest.mark.parametrize("name", ["mlm", "clm", "bert", "gpt2", "llama"])
+def test_every_neuron_of_a_layer_knocked_out_leaves_b_out(models, name: str) -> None:
+    m = models[name]
+    text = text_for(m)
+    width = m.trace(text).layers[0].mlp_post.shape[1]
+    out = m.trace(text, ablate_neurons=[(0, n) for n in range(width)])
+    assert (out.layers[0].mlp_post == 0).all()
+    b_out = m.mlp_weights(0)["b_out"]
+    np.testing.assert_allclose(out.layers[0].mlp_out, np.tile(b_out, (len(out.tokens), 1)),
+                               atol=1e-6)  # fmt: skip
+
+
+def test_mean_ablation_puts_the_neurons_mean_over_the_positions(shipped) -> None:
+    m = shipped["clm"]
+    clean = m.trace(PROMPT)
+    n = top_neuron(clean, 1)
+    out = m.trace_with(PROMPT, RunOptions(ablate_neurons=[(1, n)], ablation="mean"))
+    np.testing.assert_allclose(out.layers[1].mlp_post[:, n], clean.layers[1].mlp_post[:, n].mean(),
+                               atol=1e-6)  # fmt: skip
+
+
+# the module whose input is mlp_post, as transformers names it (Llama: down_proj)
+MLP_DOWN = {
+    "bert": lambda m, i: m.module.bert.encoder.layer[i].output.dense,
+    "distilbert": lambda m, i: m.module.distilbert.transformer.layer[i].ffn.lin2,
+    "gpt2": lambda m, i: m.module.transformer.h[i].mlp.c_proj,
+    "llama": lambda m, i: m.module.model.layers[i].mlp.down_proj,
+}
+
+
+@pytest.mark.parametrize("family", list(MLP_DOWN))
+def test_hf_neuron_knock_out_equals_a_hook_on_transformers_own_down_projection(
+    hf, family: str
+) -> None:
+    m = hf[family]
+    ids = m.encode(SENTENCE).ids
+    clean = m.trace(SENTENCE)
+    for layer in range(len(m.stack)):
+        chosen = [top_neuron(clean, layer), 0]
+
+        def zero(module, args, chosen=chosen):
+            x = args[0].clone()
+            x[..., chosen] = 0
+            return (x, *args[1:])
+
+        hook = MLP_DOWN[family](m, layer).register_forward_pre_hook(zero)
+        try:
+            with torch.inference_mode():
+                expected = m.module(input_ids=torch.tensor([ids])).logits[0].numpy()
+        finally:
+            hook.remove()
+        t = m.trace(SENTENCE, ablate_neurons=[(layer, n) for n in chosen])
+        np.testing.assert_allclose(t.logits, expected, atol=1e-5)
+        assert np.abs(t.logits - clean.logits).max() > 1e-6
+        assert (t.layers[layer].mlp_post[:, chosen] == 0).all()
+    np.testing.assert_array_equal(m.trace(SENTENCE).logits, m._logits(ids).numpy())  # no leftovers
+
+
+@pytest.mark.parametrize("name", ["mlm", "bert"])
+def test_fill_mask_with_ablate_neurons_is_the_knocked_out_trace(models, name: str) -> None:
+    m = models[name]
+    text = RIVER if name == "mlm" else "the dog bit the [MASK]"
+    mask = list(m.trace(text).ids).index(m.special_ids()["[MASK]"])
+    knocked = [(1, int(np.argsort(-m.trace(text).layers[1].mlp_post[mask])[i])) for i in range(3)]
+    (got,) = m.fill_mask(text, k=5, ablate_neurons=knocked)
+    want = masked_top(m, m.trace(text, ablate_neurons=knocked), 5)
+    assert [t for t, _ in got] == [t for t, _ in want]
+    np.testing.assert_allclose([p for _, p in got], [p for _, p in want], atol=1e-5)
+    assert got != m.fill_mask(text)[0]
+
+
+@pytest.mark.parametrize("name", ["clm", "gpt2"])
+def test_next_token_and_generate_take_ablate_neurons(models, name: str) -> None:
+    m = models[name]
+    text = PROMPT if name == "clm" else "the dog bit"
+    ids = m.encode(text).ids
+    knocked = [(0, n) for n in np.argsort(-m.trace(text).layers[0].mlp_post[-1])[:8]]
+    options = RunOptions(ablate_neurons=knocked)
+    probs = m.next_distribution(ids, options=options)
+    got = m.next_token(text, k=5, ablate_neurons=knocked)
+    assert got[0][0] == m.tokens_of([int(np.argmax(probs))])[0]
+    np.testing.assert_allclose(got[0][1], probs.max(), atol=1e-6)
+    assert got != m.next_token(text, k=5)
+    greedy = m.generate(text, max_new_tokens=1, temperature=0, ablate_neurons=knocked)
+    assert greedy.ids[0] == int(np.argmax(probs))
+
+
+def test_neurons_heads_and_mlps_batch_together(shipped) -> None:
+    m = shipped["mlm"]
+    runs = [RunOptions(), RunOptions(ablate_neurons=[(1, 5)]),
+            RunOptions(ablate_neurons=[(0, 3), (1, 7)], ablate=[(1, 2)]),
+            RunOptions(ablate_mlp=[0], ablate_neurons=[(2, 9)])]  # fmt: skip
+    batched = m.log_probs(RIVER, runs, at=[1, 3])
+    for row, run in enumerate(runs):
+        alone = log_softmax(m.trace_with(RIVER, run).logits)[[1, 3]]
+        np.testing.assert_allclose(batched[row], alone, atol=1e-4)
+
+
+def test_the_vision_model_knocks_neurons_out_and_the_others_say_they_cannot(tiny) -> None:
+    vit, image = tiny["vision"], np.eye(8) * 16
+    t = vit.trace(image, ablate_neurons=[(1, 0), (1, 3)])
+    assert (t.layers[1].mlp_post[:, [0, 3]] == 0).all()
+    with pytest.raises(ValueError, match="cannot knock out single neurons"):
+        tiny["encoder-decoder"].trace(SENTENCE, ablate_neurons=[(0, 0)])
+    with pytest.raises(ValueError, match="cannot knock out single neurons"):
+        tiny["recurrent"].trace(SENTENCE, ablate_neurons=[(0, 0)])
+
+
+def test_ablate_neurons_is_normalized_hashable_and_off_by_default() -> None:
+    a = RunOptions(ablate_neurons=[(2, 5), [0, np.int64(7)], (2, 5)])
+    assert a.ablate_neurons == ((0, 7), (2, 5)) and a == RunOptions(ablate_neurons=((0, 7), (2, 5)))
+    assert hash(a) == hash(RunOptions(ablate_neurons=[(0, 7), (2, 5)])) and a != model.CLEAN
+    assert RunOptions(ablate_neurons=None) == RunOptions(ablate_neurons=[]) == model.CLEAN
+    assert model.CLEAN.ablate_neurons == () and not a.clean and a.knocks
+    assert a.knocked_neurons() == {0: (7,), 2: (5,)}
+    assert a.describe() == "L1 N7, L3 N5 knocked out (zero)"
+    import ui.cache
+
+    assert ui.cache.key_text(a) != ui.cache.key_text(model.CLEAN)
+
+
+def test_bad_neuron_knock_outs_are_clear_errors(shipped, hf) -> None:
+    m = shipped["mlm"]
+    d_mlp = m.cfg.d_mlp
+    with pytest.raises(ValueError, match="layer 4 is out of range: 'mlm' has 4 layers"):
+        m.trace(SENTENCE, ablate_neurons=[(4, 0)])
+    with pytest.raises(ValueError, match=f"neuron {d_mlp} is out of range: 'mlm' has {d_mlp} "
+                                         f"neurons a layer's MLP \\(0-{d_mlp - 1}\\)"):  # fmt: skip
+        m.fill_mask(RIVER, ablate_neurons=[(0, d_mlp)])
+    gpt2 = hf["gpt2"]
+    width = gpt2.mlp_weights(0)["w_out"].shape[0]
+    assert gpt2.d_mlp == width
+    with pytest.raises(ValueError, match=f"neuron {width} is out of range"):
+        gpt2.next_token("the dog", ablate_neurons=[(0, width)])
+    with pytest.raises(ValueError, match="count from 0"):
+        RunOptions(ablate_neurons=[(0, -1)])
+    with pytest.raises(ValueError, match="is not a \\(layer, neuron\\) pair"):
+        RunOptions(ablate_neurons=[3])
+    with pytest.raises(ValueError, match="must be \\(layer, neuron\\) pairs"):
+        RunOptions(ablate_neurons="0")
+    with pytest.raises(ValueError, match="must be \\(layer, neuron\\) pairs"):
+        RunOptions(ablate_neurons=5)
+    with pytest.raises(ValueError, match="must be a whole number"):
+        RunOptions(ablate_neurons=[(0, 1.5)])
