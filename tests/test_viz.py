@@ -411,3 +411,23 @@ def test_the_widest_cells_decide_the_font_as_every_cell_would() -> None:
                     for px in (200.0, 600.0):
                         assert cell_text_font(shape, widest, auto, px) == cell_text_font(
                             shape, every, auto, px)
+
+
+def test_enlarge_grows_text_margins_and_height_but_not_cell_numbers() -> None:
+    """Presenter mode's charts (viz.zoom.enlarge): every font, margin and the height grow by
+    the factor; numbers inside heatmap cells keep the size they were fitted to."""
+    from viz.zoom import enlarge
+
+    fig = viz.matrix_heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], title="t",
+                             text_auto=True)  # fmt: skip
+    before = json.loads(json.dumps(fig, default=lambda a: np.asarray(a).tolist()))
+    out = enlarge(fig, 1.25)
+    layout, old = out["layout"], before["layout"]
+    assert layout["font"]["size"] == round(old["font"]["size"] * 1.25, 1)
+    assert layout["height"] == round(old["height"] * 1.25)
+    for side in ("l", "r", "t", "b"):
+        assert layout["margin"][side] == round(old["margin"][side] * 1.25)
+    assert layout["title"]["font"]["size"] == round(old["title"]["font"]["size"] * 1.25, 1)
+    for new, was in zip(out["data"], before["data"], strict=True):
+        assert new.get("textfont") == was.get("textfont")  # the cells' numbers
+    assert enlarge(out, 1) is out

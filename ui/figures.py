@@ -20,6 +20,7 @@ from i18n import N_, _, language
 from ui.cache import key_text
 from ui.workarounds.chart import plot
 from viz import Figure, to_json, zoom
+from viz.zoom import enlarge
 
 MAX_CELLS = 128 * 256  # figures of larger matrices are built afresh, not held in memory
 # The toolbar's words (Plotly's own English, as its locale dictionaries name them), given to
@@ -29,6 +30,13 @@ TOOLBAR = (N_("Download plot as a PNG"), N_("Zoom"), N_("Pan"), N_("Zoom in"), N
            N_("Show closest data on hover"), N_("Compare data on hover"))  # fmt: skip
 FULL_SCREEN = N_("Full screen")
 DRAW_FAILED = N_("This chart could not be drawn ({error}): reload the page.")
+PRESENTER_SCALE = 1.25  # a chart's text in presenter mode (?present=1), as its body text grows
+
+
+def text_scale() -> float:
+    """How much larger a chart's text is drawn: presenter mode's scale on a page whose address
+    says it presents (the lecture's ?present=1), else 1."""
+    return PRESENTER_SCALE if st.query_params.get("present") == "1" else 1.0
 
 
 @st.cache_resource(max_entries=400, show_spinner=False)
@@ -55,15 +63,17 @@ def figure_json(
     The figures are kept for every session, so the session's language is part of the key:
     a Korean session is never sent an English figure, nor the reverse."""
 
+    scale = text_scale()
+
     def make() -> str:
-        return to_json(zoom(build(*args, **kwargs), window, rows=rows, cols=cols))
+        return to_json(enlarge(zoom(build(*args, **kwargs), window, rows=rows, cols=cols), scale))
 
     if cells is None:
         cells = sum(np.size(a) for a in args if isinstance(a, np.ndarray))
     if cells > MAX_CELLS:
         return make()
     # by keyword: Streamlit reads a cached function's signature once per positional argument
-    return _kept(key=key_text((kind, where, window, rows, cols, language())), _make=make)
+    return _kept(key=key_text((kind, where, window, rows, cols, language(), scale)), _make=make)
 
 
 def chart(

@@ -73,3 +73,45 @@ def zoom(
         update_axes(layout, "y", range=[end + 0.5, start - 0.5], tickfont=font, autorange=False)
         layout["height"] = max(300, min(2000, 22 * size + 140))
     return refit(fig)  # the window's labels are drawn larger: room for them (viz.margins)
+
+
+def enlarge(fig: Figure, factor: float) -> Figure:
+    """The figure's text `factor` times larger, for a projector (in place): its fonts (the
+    figure's, its titles', axes' ticks and titles', legend's, colour bars' and notes'), with
+    its margins and height grown alike, so labels sized for the margins still fit. Text
+    inside heatmap cells keeps its size (it was fitted to its cells)."""
+    if factor == 1:
+        return fig
+
+    def grow(font: dict | None) -> None:
+        if isinstance(font, dict) and isinstance(font.get("size"), int | float):
+            font["size"] = round(font["size"] * factor, 1)
+
+    layout = fig["layout"]
+    grow(layout.get("font"))
+    grow(layout.get("hoverlabel", {}).get("font"))
+    title = layout.get("title")
+    if isinstance(title, dict):
+        grow(title.get("font"))
+    grow(layout.get("legend", {}).get("font"))
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            grow(axis.get("tickfont"))
+            if isinstance(axis.get("title"), dict):
+                grow(axis["title"].get("font"))
+    for note in layout.get("annotations", []):
+        grow(note.get("font"))
+    for trace in fig["data"]:
+        bar = trace.get("colorbar")
+        if isinstance(bar, dict):
+            grow(bar.get("tickfont"))
+            if isinstance(bar.get("title"), dict):
+                grow(bar["title"].get("font"))
+    margin = layout.get("margin")
+    if isinstance(margin, dict):
+        for side in ("l", "r", "t", "b"):
+            if isinstance(margin.get(side), int | float):
+                margin[side] = round(margin[side] * factor)
+    if isinstance(layout.get("height"), int | float):
+        layout["height"] = round(layout["height"] * factor)
+    return fig

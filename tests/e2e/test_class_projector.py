@@ -79,6 +79,10 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir) 
         student.get_by_text(words["counted"]).wait_for(timeout=WAIT)
         teacher.get_by_text(words["show"]).click()
         _on_first_screen(teacher, teacher.locator(harness.DRAWN_CHART))  # the histogram
+        # its text grows with presenter mode, and its labels still fit its margins
+        gd = teacher.locator(".js-plotly-plot").first
+        assert gd.evaluate("g => g.layout.font.size") > 14
+        assert not teacher.evaluate(harness.GROWN_MARGINS_JS, "body")
         _top(teacher)
         teacher.screenshot(path=str(screenshot_dir / f"class-projector-{lang}-before.png"))
 
