@@ -90,6 +90,39 @@ def test_knocking_out_an_mlp_shows_fill_masks_own_guess(mlm) -> None:
         assert f"layer {layer + 1} {moved:+.3f}" in said
 
 
+def test_knocking_out_the_top_neuron_shows_fill_masks_own_guess(mlm) -> None:
+    layer = 1
+    at = open_mlp("masked", mlp_layer=layer)
+    assert_ok(at)
+    box = at.multiselect(key="mlp_knock_neurons")
+    acts = mlm.trace(BANK_MASKED).layers[layer].mlp_post[MASK_AT]
+    top = [int(n) for n in np.argsort(-acts, kind="stable")[:5]]
+    assert box.options == [f"neuron {n}" for n in top] and box.value == []
+    assert "mlp_guess_out" not in charts(at)  # nothing knocked out: no before and after
+    box.set_value([top[0]]).run()
+    assert_ok(at)
+    figs = charts(at)
+    expected = mlm.fill_mask(BANK_MASKED, k=5, ablate_neurons=[(layer, top[0])])[0]
+    clean = mlm.fill_mask(BANK_MASKED, k=5)[0]
+    assert expected != clean
+    out = decoded(figs["mlp_guess_out"]["data"][0])["x"]
+    assert out == pytest.approx([p for _w, p in expected], abs=1e-5)
+    assert figs["mlp_guess_out"]["layout"]["yaxis"]["ticktext"] == [w for w, _p in expected]
+    before = decoded(figs["mlp_guess_clean"]["data"][0])["x"]
+    assert before == pytest.approx([p for _w, p in clean], abs=1e-5)
+    # every named neuron at once, then another layer (whose neurons are others): no error
+    at.multiselect(key="mlp_knock_neurons").set_value(top).run()
+    assert_ok(at)
+    expected = mlm.fill_mask(BANK_MASKED, k=5, ablate_neurons=[(layer, n) for n in top])[0]
+    out = decoded(charts(at)["mlp_guess_out"]["data"][0])["x"]
+    assert out == pytest.approx([p for _w, p in expected], abs=1e-5)
+    at.selectbox(key="mlp_layer").set_value(3).run()
+    assert_ok(at)
+    kept = at.multiselect(key="mlp_knock_neurons").value
+    assert set(kept) <= set(int(n) for n in np.argsort(-mlm.trace(BANK_MASKED).layers[3]
+                                                          .mlp_post[MASK_AT])[:5])  # fmt: skip
+
+
 def test_the_causal_page_knocks_out_an_mlp_before_the_next_token(clm) -> None:
     prompt = "I swam across the river to get to the other"
     at = open_mlp("causal", RIVER_BANK, mlp_layer=2)

@@ -64,6 +64,10 @@ def described(options: RunOptions) -> str:
     if options.ablate_mlp:
         said.append(", ".join(_("layer {n}'s MLP knocked out", n=layer + 1)
                               for _s, layer in options.ablate_mlp))  # fmt: skip
+    if options.ablate_neurons:
+        said.append(", ".join(_("layer {n}'s neuron {neuron} knocked out", n=layer + 1,
+                                neuron=neuron)
+                              for layer, neuron in options.ablate_neurons))  # fmt: skip
     if options.patch is not None:
         said.append(_("{n} {site} patched in", n=len(options.patch.at), site=options.patch.site))
     return "; ".join(said) or _("clean")

@@ -2,7 +2,8 @@
 and a token, the MLP's hidden neurons after the nonlinearity (mlp_post) with the ones that
 fire most named, what each of those pushes up and down through the unembedding (its direct
 logit effect), what the MLP's output alone says through the logit lens; then each layer's
-MLP knocked out alone, and one knocked out with the page's prediction before and after."""
+MLP knocked out alone, and one knocked out (or some of its named neurons) with the page's
+prediction before and after."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from ui.parts.interventions.knockout import described
 from ui.show import md_escape
 from ui.view import View
 
-KEPT = ("mlp_layer", "mlp_knock")  # the section's widgets, kept while its tab is shut
+KEPT = ("mlp_layer", "mlp_knock", "mlp_knock_neurons")  # its widgets, kept while its tab is shut
 TOP = 5  # neurons named, and tokens each pushes up and down
 Guess = Callable[[RunOptions, str], None]  # draws the page's prediction under options, as key
 
@@ -95,7 +96,7 @@ def inside_mlp(view: View, t: Trace, position: int, guess: Guess | None = None,
                      "the model's final norm and output head, as the logit lens reads the "
                      "stream, without the rest of the stream."))  # fmt: skip
     if guess is not None and token is not None:
-        knock_out(view, ids, position, token, layer, n_layers, guess)
+        knock_out(view, ids, position, token, layer, n_layers, guess, [n for n, _a in top])
 
 
 def neurons_table(view: View, layer: int, top: list[tuple[int, float]]) -> None:
@@ -121,9 +122,9 @@ def neurons_table(view: View, layer: int, top: list[tuple[int, float]]) -> None:
 
 
 def knock_out(view: View, ids: tuple[int, ...], position: int, token: int, layer: int,
-              n_layers: int, guess: Guess) -> None:  # fmt: skip
-    """Each layer's MLP knocked out alone (one batched pass), then this layer's knocked out
-    with the page's prediction before and after."""
+              n_layers: int, guess: Guess, named: list[int]) -> None:  # fmt: skip
+    """Each layer's MLP knocked out alone (one batched pass), then this layer's MLP, or some
+    of its `named` neurons, knocked out with the page's prediction before and after."""
     name, device = view.model_name, view.device
     runs = (CLEAN, *(RunOptions(ablate_mlp=[n]) for n in range(n_layers)))
     moved, clean = mlp_effects(cache.log_probs(ids, name, device, runs, (position,)), (token,))
@@ -135,9 +136,21 @@ def knock_out(view: View, ids: tuple[int, ...], position: int, token: int, layer
                  "most: p {before} → {after}.", token=md_escape(vocab[token]), each=each,
                  n=worst + 1, before=format(np.exp(clean), ".2f"),
                  after=format(np.exp(clean + moved[worst]), ".2f")))  # fmt: skip
-    if not st.toggle(_("Knock out layer {n}'s MLP", n=layer + 1), key="mlp_knock"):
+    ss = st.session_state  # neurons named for another layer or token are not offered here
+    ss["mlp_knock_neurons"] = [n for n in ss.get("mlp_knock_neurons") or [] if n in named]
+    left, right = st.columns([1, 2])
+    whole = left.toggle(_("Knock out layer {n}'s MLP", n=layer + 1), key="mlp_knock")
+    picked = right.multiselect(_("Neurons of layer {n} to knock out", n=layer + 1), named,
+                               key="mlp_knock_neurons", format_func=lambda n: _("neuron {n}", n=n),
+                               placeholder=_("Pick neurons…"))  # fmt: skip
+    if not whole and not picked:
         return
-    options = RunOptions(ablate_mlp=[layer])
+    options = RunOptions(ablate_mlp=[layer] if whole else (),
+                         ablate_neurons=[(layer, n) for n in picked])  # fmt: skip
+    if picked and not whole:
+        st.caption(_("A knocked-out neuron's activation (mlp_post) is set to 0 before the "
+                     "MLP's output projection W_out; everything after it is "
+                     "recomputed."))  # fmt: skip
     before, after = st.columns(2)
     with before:
         guess(CLEAN, "mlp_guess_clean")
