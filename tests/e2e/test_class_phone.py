@@ -76,6 +76,7 @@ def test_a_student_on_a_phone(lang, app_server, browser, screenshot_dir) -> None
         for n in range(choices.count()):
             box = choices.nth(n).bounding_box()
             assert box and box["height"] >= 44 and box["width"] >= 44, (n, box)
+        harness.wait_idle(phone, 1, WAIT / 1000)  # its first run done: the radio is final
         choices.first.tap()
         phone.get_by_text(words["counted"]).wait_for(timeout=WAIT)
         assert store.results(opened.code)["students"] == 1

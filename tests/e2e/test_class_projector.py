@@ -40,12 +40,14 @@ WORDS = {
 }  # fmt: skip
 
 
-def _on_first_screen(tab, locator) -> None:
-    """`locator`'s first match is drawn whole within the 1280x720 window's first screen."""
+def _on_first_screen(tab, locator) -> float:
+    """`locator`'s first match is drawn whole within the 1280x720 window's first screen;
+    the pixels left below it."""
     locator.first.wait_for(timeout=WAIT)
     box = locator.first.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PROJECTOR["height"], (
         box, tab.url)  # fmt: skip
+    return PROJECTOR["height"] - box["y"] - box["height"]
 
 
 def _top(tab) -> None:
@@ -53,7 +55,8 @@ def _top(tab) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir) -> None:
+def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir,
+                                    request) -> None:  # fmt: skip
     words, store = WORDS[lang], classroom.Store()
     opened = store.open()
     query = f"class={opened.code}&teacher={opened.key}&present=1" + (
@@ -62,10 +65,11 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir) 
     student_ctx = harness.new_context(browser, {"width": 900, "height": 1000})
     try:
         teacher = teacher_ctx.new_page()
+        left = []  # the pixels below the lowest of them, per step
         for step in STEPS:  # the first screen of every step holds the poll
             harness.open_app(teacher, f"{app_server.url}/{step.key}?{query}", timeout=120)
-            for what in (words["predict"], words["voted"], words["joined"]):
-                _on_first_screen(teacher, teacher.get_by_text(what))
+            left.append(min(_on_first_screen(teacher, teacher.get_by_text(what)) for what in
+                            (words["predict"], words["voted"], words["joined"])))  # fmt: skip
             _on_first_screen(teacher, teacher.locator("h4"))  # the choices
             assert not harness.exceptions(teacher), step.key
 
@@ -75,10 +79,18 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir) 
                      + (f"&lang={lang}" if lang != "en" else ""))  # fmt: skip
         picks = student.get_by_role("radiogroup", name=words["answer"]).locator("label")
         picks.first.wait_for(timeout=WAIT)
+        harness.wait_idle(student, 1, WAIT / 1000)
         picks.nth(0).click()
-        student.get_by_text(words["counted"]).wait_for(timeout=WAIT)
+        try:
+            student.get_by_text(words["counted"]).wait_for(timeout=WAIT)
+        except Exception:
+            student.screenshot(path=str(screenshot_dir / f"FAILED-class-student-{lang}.png"))
+            raise
         teacher.get_by_text(words["show"]).click()
-        _on_first_screen(teacher, teacher.locator(harness.DRAWN_CHART))  # the histogram
+        below = _on_first_screen(teacher, teacher.locator(harness.DRAWN_CHART))  # the histogram
+        request.config.stash.setdefault(harness.REPORT_KEY, []).append(
+            f"projector ({lang}): the count's line leaves {min(left):.0f} px below it at "
+            f"least, the histogram {below:.0f} px")
         # its text grows with presenter mode, and its labels still fit its margins
         gd = teacher.locator(".js-plotly-plot").first
         assert gd.evaluate("g => g.layout.font.size") > 14
@@ -91,7 +103,6 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir) 
         teacher.get_by_text(words["locked"]).wait_for(timeout=WAIT)
         share = teacher.get_by_text(words["said"]).first
         share.wait_for(timeout=WAIT)
-        _on_first_screen(teacher, teacher.get_by_text(words["said"]))
         said = share.inner_text()
         student.get_by_text(words["said"]).first.wait_for(timeout=WAIT)
         picks.nth(1).click()  # a changed pick after the reveal does not count

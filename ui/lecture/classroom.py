@@ -477,7 +477,7 @@ def class_bars(shares: list[tuple[str, float]], title: str) -> viz.Figure:
     """viz.topk_bar of the class's shares, its axis named for what it shows; its rows
     narrower than a prediction's, so that it fits beside the question on the projector."""
     fig = viz.topk_bar(shares, title=title)
-    fig["layout"]["height"] = 18 * len(shares) + 76
+    fig["layout"]["height"] = 16 * len(shares) + 70
     update_axes(fig["layout"], "x", title={"text": _("share of the class")})
     return fig
 
