@@ -213,12 +213,15 @@ def check_heads(
                              f"(stack, layer, head) with stack one of {', '.join(stacks)}")
         n_layers, n_heads = stacks[stack]
         where = f"'{name}'{' ' + stack if stack else ''}"
-        if layer >= n_layers:
-            raise ValueError(f"ablate: layer {layer} is out of range: {where} has {n_layers} "
-                             f"layers (0-{n_layers - 1})")  # fmt: skip
-        if head >= n_heads:
-            raise ValueError(f"ablate: head {head} is out of range: {where} has {n_heads} "
-                             f"heads a layer (0-{n_heads - 1})")  # fmt: skip
+        _within("ablate: layer", layer, n_layers, f"{where} has {n_layers} layers")
+        _within("ablate: head", head, n_heads, f"{where} has {n_heads} heads a layer")
+
+
+def _within(what: str, value: int, count: int, has: str) -> None:
+    """ValueError unless 0 <= value < count ("ablate: layer 5 is out of range: 'mlm' has 4
+    layers (0-3)")."""
+    if value >= count:
+        raise ValueError(f"{what} {value} is out of range: {has} (0-{count - 1})")
 
 
 def mlp_stacks(stacks: dict[str, tuple[int, int]]) -> dict[str, int]:
@@ -238,11 +241,8 @@ def check_mlps(options: RunOptions, stacks: dict[str, int], name: str) -> None:
                 raise ValueError(f"'{name}' has one stack: give layers, not {(stack, layer)!r}")
             raise ValueError(f"'{name}' is an encoder-decoder: name the stack, (stack, layer) "
                              f"with stack one of {', '.join(stacks)}")  # fmt: skip
-        n_layers = stacks[stack]
-        if layer >= n_layers:
-            where = f"'{name}'{' ' + stack if stack else ''}"
-            raise ValueError(f"ablate_mlp: layer {layer} is out of range: {where} has "
-                             f"{n_layers} layers (0-{n_layers - 1})")  # fmt: skip
+        n_layers, where = stacks[stack], f"'{name}'{' ' + stack if stack else ''}"
+        _within("ablate_mlp: layer", layer, n_layers, f"{where} has {n_layers} layers")
 
 
 def check_neurons(options: RunOptions, n_layers: int, d_mlp: int, name: str) -> None:
@@ -252,12 +252,9 @@ def check_neurons(options: RunOptions, n_layers: int, d_mlp: int, name: str) -> 
         raise ValueError(f"'{name}' cannot knock out single neurons (ablate_neurons); "
                          "knock out its MLPs (ablate_mlp) instead")  # fmt: skip
     for layer, neuron in options.ablate_neurons:
-        if layer >= n_layers:
-            raise ValueError(f"ablate_neurons: layer {layer} is out of range: '{name}' has "
-                             f"{n_layers} layers (0-{n_layers - 1})")  # fmt: skip
-        if neuron >= d_mlp:
-            raise ValueError(f"ablate_neurons: neuron {neuron} is out of range: '{name}' has "
-                             f"{d_mlp} neurons a layer's MLP (0-{d_mlp - 1})")  # fmt: skip
+        _within("ablate_neurons: layer", layer, n_layers, f"'{name}' has {n_layers} layers")
+        _within("ablate_neurons: neuron", neuron, d_mlp,
+                f"'{name}' has {d_mlp} neurons a layer's MLP")  # fmt: skip
 
 
 def check_patch(patch: Patch, n_layers: int, n_source: int, n_target: int) -> None:
