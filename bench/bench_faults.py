@@ -79,9 +79,11 @@ def one_run(index: int, args, tokenizers: dict, chromium: str) -> dict:
     for failure in result.failures:  # a session that failed outside any fault's window
         name = failure.split(":")[0]
         if name.startswith("session") and name not in lost:
-            lost[name] = failure[len(name) + 2:]
+            lost[name] = failure
         elif not name.startswith("session"):
             lost.setdefault("the crowd", failure)
+    for name, why in lost.items():  # "session 1: session 1: ..." -> "session 1: ..."
+        lost[name] = why.removeprefix(f"{name}: ")
     return {
         "run": index,
         "rows": rows,
@@ -159,19 +161,22 @@ def main() -> None:
     out = harness.ARTIFACTS / "deploy" / "bench_faults.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     runs = []
-    for i in range(1, args.runs + 1):
-        started = time.monotonic()
-        try:
-            run = one_run(i, args, tokenizers, chromium)
-        except Exception as err:  # a cluster that did not start: counted, the next run goes on
-            run = {"run": i, "rows": [], "lost": {"the run": f"{type(err).__name__}: {err}"},
-                   "reconnect_s": [], "answer_s": [], "repeated": 0, "reloaded": 0,
-                   "seconds": 0.0, "load": "-"}  # fmt: skip
-        runs.append(run)
-        print(f"run {i}: {len(run['lost'])} lost in {time.monotonic() - started:.0f} s "
-              f"(load {run['load']})", *(f"  {n}: {w[:300]}" for n, w in run["lost"].items()),
-              sep="\n", flush=True)  # fmt: skip
-        out.write_text(json.dumps(runs, indent=1) + "\n")
+    try:
+        for i in range(1, args.runs + 1):
+            started = time.monotonic()
+            try:
+                run = one_run(i, args, tokenizers, chromium)
+            except Exception as err:  # a cluster that did not start: counted, and on
+                run = {"run": i, "rows": [], "lost": {"the run": f"{type(err).__name__}: {err}"},
+                       "reconnect_s": [], "answer_s": [], "repeated": 0, "reloaded": 0,
+                       "seconds": 0.0, "load": "-"}  # fmt: skip
+            runs.append(run)
+            print(f"run {i}: {len(run['lost'])} lost in {time.monotonic() - started:.0f} s "
+                  f"(load {run['load']})", *(f"  {n}: {w[:300]}" for n, w in run["lost"].items()),
+                  sep="\n", flush=True)  # fmt: skip
+            out.write_text(json.dumps(runs, indent=1) + "\n")
+    except KeyboardInterrupt:  # Ctrl+C: the table of the runs that ended
+        print(f"stopped after {len(runs)} runs")
     print()
     print(table(runs, args))
 
