@@ -289,7 +289,7 @@ def test_ending_asks_first_keeps_the_results_and_shows_the_summary(store) -> Non
     assert "**1** student joined the class." in said
     answer = store.results(o.code)["answers"]["attention"]
     right = 1.0 if answer == radio.options[0] else 0.0
-    assert f"1 votes; {right:.0%} picked the model's answer" in said
+    assert f"1 vote; {right:.0%} picked the model's answer" in said
     csv = [b for b in teacher.get("download_button")]
     assert csv, "the CSV to download"
     # the results still answer, and a student's tab is told the class has ended

@@ -7,7 +7,8 @@ presenter mode runs the poll.
   counted, and the teacher and the student see the same final share.
 - Ending the class asks first; the ended class shows its summary, and its results still
   answer (`python -m classroom results CODE --json`).
-Screenshots: artifacts/screenshots/class-projector-<lang>-<before|after>.png.
+Screenshots: artifacts/screenshots/class-projector-<lang>-<before|after>.png and
+class-summary-<lang>.png.
 """
 
 from __future__ import annotations
@@ -123,6 +124,8 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir,
         teacher.get_by_text(words["ended"]).first.wait_for(timeout=WAIT)
         teacher.locator(harness.DRAWN_CHART).first.wait_for(timeout=WAIT)  # the summary
         assert store.closed(opened.code) is not None
+        teacher.locator(harness.DRAWN_CHART).first.scroll_into_view_if_needed()
+        teacher.screenshot(path=str(screenshot_dir / f"class-summary-{lang}.png"))
         out = subprocess.run([sys.executable, "-m", "classroom", "results", opened.code,
                               "--json"], capture_output=True, text=True, timeout=60,
                              cwd=harness.ROOT)  # fmt: skip

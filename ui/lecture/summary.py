@@ -38,7 +38,9 @@ def right_bars(polls: list[classroom.PollSummary], steps: Steps) -> viz.Figure:
     """One bar per revealed poll: the share of the class that picked the model's answer."""
     shares = [(step_of(p.poll, steps), p.right) for p in polls if p.right is not None]
     fig = viz.topk_bar(shares, title=_("picked the model's answer, before the reveal"))
-    update_axes(fig["layout"], "x", title={"text": _("share of the class")})
+    update_axes(fig["layout"], "x", title={"text": _("share of the class")}, range=[0, 1.15],
+                autorange=False, tickvals=[0, 0.25, 0.5, 0.75, 1],
+                ticktext=["0%", "25%", "50%", "75%", "100%"])  # fmt: skip
     return fig
 
 
@@ -65,9 +67,11 @@ def show(code: str, steps: Steps) -> None:
         right = "–" if p.right is None else f"{p.right:.0%}"
         other = md_escape(p.other) if p.other is not None else "–"
         step = md_escape(step_of(p.poll, steps))
-        lines.append(_("- **{step}**: {votes} votes; {right} picked the model's answer; the "
-                       "commonest other answer: {other}", step=step, votes=p.votes,
-                       right=right, other=other))  # fmt: skip
+        lines.append(ngettext("- **{step}**: {n} vote; {right} picked the model's answer; the "
+                              "commonest other answer: {other}",
+                              "- **{step}**: {n} votes; {right} picked the model's answer; the "
+                              "commonest other answer: {other}", p.votes, step=step,
+                              right=right, other=other))  # fmt: skip
     st.markdown("\n".join(lines))
     st.download_button(_("Download the results (CSV)"), classroom.results_csv(results),
                        file_name=f"class-{code}.csv", mime="text/csv", key=f"class_csv_{code}",
