@@ -31,6 +31,12 @@ WORDS = {
     "ko": {"in": "참여 중인 수업 · {code}", "answer": "내 답", "counted": "투표가 반영되었습니다.",
            "reveal": "학생들에게 공개", "said": "여러분 중", "next": "다음"},
 }  # fmt: skip
+# Scroll the first alert holding `text` into view, if there is one now
+SCROLL_TO_JS = """(text) => {
+  const el = [...document.querySelectorAll('[data-testid="stAlert"]')]
+    .find((e) => e.textContent.includes(text));
+  if (el) el.scrollIntoView({block: "center"});
+}"""
 MENU_CLOSED_JS = """() => {
   const bar = document.querySelector('[data-testid="stSidebar"]');
   if (!bar) return true;
@@ -72,9 +78,8 @@ def test_a_student_on_a_phone(lang, app_server, browser, screenshot_dir) -> None
         # the question, answers a thumb can tap, a vote
         choices = phone.get_by_role("radiogroup", name=words["answer"]).locator("label")
         choices.first.wait_for(timeout=WAIT)
-        choices.first.scroll_into_view_if_needed()
         for n in range(choices.count()):
-            box = choices.nth(n).bounding_box()
+            box = choices.nth(n).bounding_box(timeout=WAIT)
             assert box and box["height"] >= 44 and box["width"] >= 44, (n, box)
         harness.wait_idle(phone, 1, WAIT / 1000)  # its first run done: the radio is final
         choices.first.tap()
@@ -84,7 +89,7 @@ def test_a_student_on_a_phone(lang, app_server, browser, screenshot_dir) -> None
         # the reveal reaches the phone: the class's share and the model's answer
         teacher.get_by_role("button", name=words["reveal"]).click()
         phone.get_by_text(words["said"]).first.wait_for(timeout=WAIT)
-        phone.get_by_text(words["said"]).first.scroll_into_view_if_needed()
+        phone.evaluate(SCROLL_TO_JS, words["said"])  # for the screenshot (a redraw may replace it)
         assert _menu_closed(phone)
         phone.screenshot(path=str(screenshot_dir / f"class-phone-{lang}.png"))
 

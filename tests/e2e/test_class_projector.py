@@ -45,7 +45,12 @@ def _on_first_screen(tab, locator) -> float:
     """`locator`'s first match is drawn whole within the 1280x720 window's first screen;
     the pixels left below it."""
     locator.first.wait_for(timeout=WAIT)
-    box = locator.first.bounding_box()
+    box = None
+    for _ in range(20):  # a live fragment may redraw it between finding and measuring it
+        box = locator.first.bounding_box()
+        if box is not None:
+            break
+        tab.wait_for_timeout(100)
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PROJECTOR["height"], (
         box, tab.url)  # fmt: skip
     return PROJECTOR["height"] - box["y"] - box["height"]
@@ -115,16 +120,15 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir,
         teacher.screenshot(path=str(screenshot_dir / f"class-projector-{lang}-after.png"))
 
         # ending asks first; the ended class shows its summary and still answers
-        teacher.locator('[data-testid="stExpander"]').first.click()
-        teacher.get_by_role("button", name=words["end"]).first.click()
-        dialog = teacher.get_by_role("dialog")
-        dialog.wait_for(timeout=WAIT)
-        assert store.closed(opened.code) is None
-        dialog.get_by_role("button", name=words["end"]).click()
+        teacher.get_by_text(f"{opened.code} ·").first.click()  # the class bar opens
+        teacher.locator(".st-key-class_close button").click()
+        confirm = teacher.locator(".st-key-class_close_yes button")
+        confirm.wait_for(timeout=WAIT)
+        assert store.closed(opened.code) is None  # it asks first
+        confirm.click()
         teacher.get_by_text(words["ended"]).first.wait_for(timeout=WAIT)
         teacher.locator(harness.DRAWN_CHART).first.wait_for(timeout=WAIT)  # the summary
         assert store.closed(opened.code) is not None
-        teacher.locator(harness.DRAWN_CHART).first.scroll_into_view_if_needed()
         teacher.screenshot(path=str(screenshot_dir / f"class-summary-{lang}.png"))
         out = subprocess.run([sys.executable, "-m", "classroom", "results", opened.code,
                               "--json"], capture_output=True, text=True, timeout=60,

@@ -281,10 +281,17 @@ def bar(joined: Joined, moves: bool) -> None:
     live(joined, moves)
 
 
+ENDING = "class_ending"  # session key: the class whose end the teacher is asked to confirm
+
+
 def teacher_bar(joined: Joined) -> None:
     link = join_link(joined)
+    ending = st.session_state.get(ENDING) == joined.code
+    # keyed: its open state is kept through the page's reruns (unkeyed, a rerun closed it
+    # under the teacher's hand, the End button's question with it)
     with st.expander(_("Class {code} · the join link and its QR code", code=joined.code),
-                     expanded=joined.slug == OVERVIEW, icon=":material/groups:"):  # fmt: skip
+                     expanded=joined.slug == OVERVIEW or ending, icon=":material/groups:",
+                     key="class_bar_open"):  # fmt: skip
         left, right = st.columns([3, 2], vertical_alignment="center")
         left.markdown(_("Join code"))
         left.markdown(f"# `{joined.code}`")
@@ -302,8 +309,20 @@ def teacher_bar(joined: Joined) -> None:
         one, two = left.columns(2)
         if one.button(_("Class summary"), key="class_summary", icon=":material/bar_chart:"):
             summary_dialog(joined.code, joined.steps)
-        if two.button(_("End the class"), key="class_close", icon=":material/logout:"):
-            close_dialog(joined)
+        if not ending:
+            two.button(_("End the class"), key="class_close", icon=":material/logout:",
+                       on_click=st.session_state.update, kwargs={ENDING: joined.code})
+            return
+        # End the class, once the teacher says so: its code stops working, its results stay
+        # (until it expires) and its summary is shown (the page's next run: `ended`).
+        left.warning(_("**End the class {code}?** The students can no longer vote or follow. "
+                       "The results are kept for {hours:g} hours after the class opened.",
+                       code=joined.code, hours=classroom.HOURS))  # fmt: skip
+        yes, no = left.columns(2)
+        yes.button(_("End the class"), key="class_close_yes", type="primary", width="stretch",
+                   on_click=end_class, args=(joined.code, joined.key))  # fmt: skip
+        no.button(_("Cancel"), key="class_close_no", width="stretch",
+                  on_click=st.session_state.pop, args=(ENDING, None))  # fmt: skip
 
 
 @st.dialog(" ", width="large")
@@ -315,23 +334,9 @@ def summary_dialog(code: str, steps: dict[str, str]) -> None:
     summary.show(code, steps)
 
 
-@st.dialog(" ")
-def close_dialog(joined: Joined) -> None:
-    """End the class, once the teacher says so: its code stops working, its results stay
-    (until it expires) and its summary is shown (the page's next run, `ended`)."""
-    st.markdown(_("**End the class {code}?** The students can no longer vote or follow. The "
-                  "results are kept for {hours:g} hours after the class opened.",
-                  code=joined.code, hours=classroom.HOURS))  # fmt: skip
-    yes, no = st.columns(2)
-    if yes.button(_("End the class"), key="class_close_yes", type="primary", width="stretch",
-                  on_click=end_class, args=(joined.code, joined.key)):  # fmt: skip
-        st.rerun()
-    if no.button(_("Cancel"), key="class_close_no", width="stretch"):
-        st.rerun()
-
-
 def end_class(code: str, key: str) -> None:
     """The confirmation's callback: close the class (before the run it starts)."""
+    st.session_state.pop(ENDING, None)
     with contextlib.suppress(classroom.ClassError):
         store().close(code, key)
 
