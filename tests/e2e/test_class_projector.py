@@ -50,7 +50,7 @@ def _on_first_screen(tab, locator) -> float:
         box = locator.first.bounding_box()
         if box is not None:
             break
-        tab.wait_for_timeout(100)
+        locator.first.wait_for(timeout=WAIT)  # drawn again: its replacement is there
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PROJECTOR["height"], (
         box, tab.url)  # fmt: skip
     return PROJECTOR["height"] - box["y"] - box["height"]
