@@ -28,20 +28,21 @@ from i18n import _  # noqa: E402
 from ui.cache import warm_up  # noqa: E402
 from ui.lecture import frame as lecture  # noqa: E402
 from ui.registry import PAGES  # noqa: E402
-from ui.state import init_state  # noqa: E402
 
 
 def _home() -> None:
-    """The app's root URL: the page a shared link names as ?page=..., else the first page.
+    """The app's root URL: the page a shared link names as ?page=..., else the first page,
+    with the link's other parameters (its sentence, model, language).
 
     The root is a hidden page of its own, so every page keeps its own path (/tokens opens
     the first page too; a default page would be served at the root only).
     """
-    wanted = st.query_params.get("page")
-    st.switch_page(pages[wanted] if wanted in pages else pages[PAGES[0].key])
+    params = st.query_params.to_dict()
+    wanted = params.pop("page", None)
+    target = pages[wanted] if wanted in pages else pages[PAGES[0].key]
+    st.switch_page(target, query_params=params)
 
 
-init_state()  # first: the URL's sentence, model and language are read once per session
 # The menu in the session's language: titles and sections are N_() messages, translated here
 # each run; a page's identity is its key (its address), never its title.
 pages = {spec.key: st.Page(spec.path, title=_(spec.title), icon=spec.icon, url_path=spec.key)

@@ -125,7 +125,7 @@ def median_ms(action: Callable[[], None], repeats: int) -> float:
 
 def bench_page(name: str, repeats: int, tokens: int) -> dict[str, float]:
     at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=300)
-    at.session_state["shared_sentence"] = sentence_of(tokens, 0)
+    at.session_state["sentence"] = sentence_of(tokens, 0)
     at.run()
     if at.exception:
         raise RuntimeError(f"{name}: {at.exception[0].message}")

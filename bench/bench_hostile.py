@@ -46,7 +46,7 @@ def run_page(name: str, text: str) -> tuple[float, float, int, float]:
 
     st.cache_data.clear()
     at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=600)
-    at.session_state["shared_sentence"] = text
+    at.session_state["sentence"] = text
     start = time.perf_counter()
     at.run()
     first = time.perf_counter() - start

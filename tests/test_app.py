@@ -26,7 +26,7 @@ from ui.lecture.frame import OVERVIEW
 from ui.lecture.syllabus import STEPS
 from ui.registry import BY_KEY
 from ui.registry import PAGES as PAGE_SPECS
-from ui.show import section_widget
+from ui.show import section_key
 from ui.state import MAX_UPLOAD_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +57,7 @@ def page(name: str, sentence: str | None = None, **state: object) -> AppTest:
     """A page, run once, with the shared sentence (and other session state) set first."""
     at = app_test(name)
     if sentence is not None:
-        at.session_state["shared_sentence"] = sentence
+        at.session_state["sentence"] = sentence
     for key, value in state.items():
         at.session_state[key] = value
     return at.run()
@@ -112,7 +112,7 @@ def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
         at.switch_page(f"pages/{name}.py").run()
         assert_ok(at)
         assert at.title[0].value.startswith(title)
-        assert at.session_state["shared_sentence"] == "the man bit the dog"
+        assert at.session_state["sentence"] == "the man bit the dog"
         assert at.text_area(key="sentence").value == "the man bit the dog"
         if name == "masked":
             first = at.multiselect(key="mask_tokens").value
@@ -126,7 +126,7 @@ def test_app_navigates_to_every_page_and_shares_the_sentence() -> None:
     assert chosen.proto.set_value
     at.slider(key="mask_k").set_value(6).run()  # any run sends the value the page uses
     assert at.multiselect(key="mask_tokens").proto.set_value
-    assert "Where the [MASK] looked" in at.button_group(key=section_widget("masked")).options
+    assert "Where the [MASK] looked" in at.button_group(key=section_key("masked")).options
     assert not at.info
 
 
@@ -156,10 +156,10 @@ def test_a_registered_tiny_model_serves_every_page_its_capabilities_allow(
     served = [name for name in tiny_models.values() if spec.serves(infos[name])]
     assert served, "every page serves some kind of model"
     for name in served:
-        at = page(spec.key, "the dog bit the man", model=name, tr_sentence="the dog bit the man",
+        at = page(spec.key, "the dog bit the man", model=name, english="the dog bit the man",
                   w_more_open=True)  # the sidebar's timing: drawn while its expander is open
         assert_ok(at)
-        menu = at.selectbox(key="w_model")
+        menu = at.selectbox(key="model")
         offered = {option.split(" · ")[0] for option in menu.options}  # "name · what it is"
         assert menu.value == name and set(tiny_models.values()) & offered == set(served)
         if spec.key == "learn":  # it trains a toy model of its own; the menu's is not drawn
@@ -183,29 +183,24 @@ def test_a_link_opens_the_same_page_sentence_and_model() -> None:
     assert_ok(at)
     assert at.title[0].value == "Attention"
     assert at.text_area(key="sentence").value == "the dog bit the man"
-    assert at.selectbox(key="w_model").value == "clm"
+    assert at.selectbox(key="model").value == "clm"
     assert "dog" in figure_text(at)
 
 
 def test_the_url_follows_the_sentence_model_and_page() -> None:
+    """The URL is the widgets' own (bound): a change the app makes is written there; a
+    change typed in the browser is written by the browser (tests/e2e/test_pages.py)."""
     at = page("tokens")
-    at.text_area(key="sentence").input("the cat sat").run()
-    at.selectbox(key="w_model").set_value("clm").run()
-    assert at.query_params["sentence"] == "the cat sat"
-    assert at.query_params["model"] == "clm"
-    assert at.query_params["page"] == "tokens"
     at.selectbox(key="w_example").set_value(PROBES[1]).run()  # set by a callback, not typed
     assert at.query_params["sentence"] == PROBES[1]
+    assert at.text_area(key="sentence").value == PROBES[1]
     long = "the cat sat . " * 200  # over MAX_URL_CHARS: the box is not bound, the URL has none
     at.text_area(key="sentence").input(long).run()
     assert_ok(at)
-    assert "sentence" not in at.query_params and at.session_state["shared_sentence"] == long
-    at.text_area(key="sentence").input("the dog sat").run()
-    assert at.query_params["sentence"] == "the dog sat"
-    # a page of its own input keeps the shared sentence in its URL: a tab moved to another
-    # replica there (a fresh session) has it again on the next page that reads it
+    assert "sentence" not in at.query_params and at.text_area(key="sentence").value == long
+    # a page of its own input does not show the shared sentence: its URL does not hold it
     own = next(p.key for p in PAGE_SPECS if p.reads != "sentence")
-    assert page(own, "the dog sat").query_params["sentence"] == "the dog sat"
+    assert "sentence" not in page(own, "the dog sat").query_params
 
 
 def test_an_unknown_model_in_the_url_falls_back_to_mlm() -> None:
@@ -223,7 +218,7 @@ def test_an_example_from_the_menu_becomes_the_sentence() -> None:
     at = page("tokens", "the cat sat")
     at.selectbox(key="w_example").set_value(PROBES[1]).run()
     assert_ok(at)
-    assert at.session_state["shared_sentence"] == PROBES[1]
+    assert at.session_state["sentence"] == PROBES[1]
     assert at.text_area(key="sentence").value == PROBES[1]
     assert '"cash"' in figure_text(at)
 
@@ -414,7 +409,7 @@ def _trace_that_fails() -> None:
 
 def test_a_failing_trace_keeps_the_sentence_box() -> None:
     at = AppTest.from_function(_trace_that_fails, default_timeout=TIMEOUT)
-    at.session_state["shared_sentence"] = "a sentence that is not the shipped one"
+    at.session_state["sentence"] = "a sentence that is not the shipped one"
     at.run()
     assert len(at.exception) == 1
     assert at.text_area(key="sentence").value == "a sentence that is not the shipped one"
@@ -422,7 +417,7 @@ def test_a_failing_trace_keeps_the_sentence_box() -> None:
 
 def test_a_failing_page_keeps_the_sentence_box_and_the_timing() -> None:
     at = AppTest.from_function(_page_that_fails, default_timeout=TIMEOUT)
-    at.session_state["shared_sentence"] = PROBES[0]
+    at.session_state["sentence"] = PROBES[0]
     at.session_state["w_more_open"] = True  # "Device, timing, sharing" open
     at.run()
     assert len(at.exception) == 1, "the error is shown (its message redacted, config.toml)"
@@ -448,7 +443,7 @@ def test_a_bad_upload_shows_an_error_and_keeps_the_sentence(kind: str) -> None:
     errors = [e.value.replace("\\", "") for e in at.error]  # markdown-escaped file names
     assert errors and any(message in e for e in errors), errors
     assert "previous sentence is kept" in errors[0]
-    assert at.session_state["shared_sentence"] == "the cat sat"
+    assert at.session_state["sentence"] == "the cat sat"
     assert '"cat"' in figure_text(at)
 
 
@@ -458,7 +453,7 @@ def test_a_good_upload_becomes_the_sentence() -> None:
     at.file_uploader(key="w_upload").set_value(("note.md", data, "text/markdown")).run()
     assert_ok(at)
     assert not at.error
-    assert at.session_state["shared_sentence"] == PROBES[1]
+    assert at.session_state["sentence"] == PROBES[1]
     assert '"cash"' in figure_text(at)
 
 
@@ -474,7 +469,7 @@ def test_a_cuda_failure_falls_back_to_the_cpu(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(ui.cache, "load_model", broken_gpu)
     at = page("attention", "the dog bit the man", device="cuda", w_more_open=True)
     assert_ok(at)
-    assert "cuda" in at.selectbox(key="w_device").options
+    assert "cuda" in at.selectbox(key="device").options
     assert any("Running on the CPU instead" in w.value for w in at.warning)
     assert any("cpu" in c.value for c in at.sidebar.caption)
 
@@ -483,7 +478,7 @@ def test_without_a_gpu_cuda_cannot_be_chosen(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(ui.cache, "cuda_available", lambda: False)
     at = page("tokens", "the cat sat", device="cuda")
     assert_ok(at)
-    assert at.selectbox(key="w_device").options == ["auto", "cpu"]
+    assert at.selectbox(key="device").options == ["auto", "cpu"]
     assert any("no GPU found" in c.value for c in at.sidebar.caption)
     assert at.session_state["device"] == "auto"
 
@@ -512,13 +507,13 @@ def test_a_translation_page_translates_the_lecture_example(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["rnn", "cross_attention"])
 def test_unknown_words_are_named_and_the_vocabulary_listed(name: str) -> None:
-    at = page(name, tr_sentence="the zebra <b>bit</b> the man")
+    at = page(name, english="the zebra <b>bit</b> the man")
     assert_ok(at)
     (error,) = [e.value.replace("\\", "") for e in at.error]
     assert "zebra" in error and "<b>bit</b>" in error
     assert any("school" in c.value.split() for c in at.code), "the vocabulary is listed"
     assert not drawn_charts(at)
-    at = page(name, tr_sentence="   ")
+    at = page(name, english="   ")
     assert_ok(at)
     assert any("Type an English sentence" in i.value for i in at.info)
 

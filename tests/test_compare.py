@@ -16,7 +16,7 @@ import model
 from analysis.query import LINK_MIN_WEIGHT, head_links
 from analysis.training import draw_masking, shifted_targets
 from model.examples import PAIRS, PROBES
-from tests.test_app import assert_ok, charts, page
+from tests.test_app import app_test, assert_ok, charts, page
 
 RIVER, CASH = PAIRS[0]
 DOG_MAN, MAN_DOG = PAIRS[1]
@@ -116,7 +116,12 @@ def test_without_positions_the_encoder_cannot_tell_the_two_orders_apart() -> Non
 
 
 def compare_page(name: str, a: str = RIVER, b: str = CASH, **state: object):
-    at = page(name, a, compare_on=True, compare_text=b, **state)
+    """`name` opened from a compare link: the sentences and compare mode in its URL."""
+    at = app_test(name)
+    at.query_params.update(sentence=a, compare_on="true", compare=b)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
     assert_ok(at)
     return at
 
@@ -134,17 +139,17 @@ def test_compare_mode_draws_both_sentences_with_the_same_layer_and_head() -> Non
         "A: 'bank' attends to…", "B: 'bank' attends to…"]
     assert rows["layout"]["yaxis2"]["matches"] == "y"
     assert len(rows["data"][0]["x"]) == len(a["layout"]["yaxis"]["tickvals"])
-    assert at.query_params["compare"] == [CASH] or at.query_params["compare"] == CASH
+    assert at.toggle(key="compare_on").value and at.text_input(key="compare").value == CASH
 
 
 def test_compare_mode_off_by_default_and_a_preset_pair_sets_both_sentences() -> None:
     at = page("tokens", RIVER)
     assert_ok(at)
     assert "cmp_strip_B" not in charts(at)
-    at.toggle(key="w_compare_on").set_value(True).run()
+    at.toggle(key="compare_on").set_value(True).run()
     at.selectbox(key="w_compare_pair").set_value(1).run()
     assert_ok(at)
-    assert at.session_state["shared_sentence"] == DOG_MAN
+    assert at.session_state["sentence"] == DOG_MAN
     figs = charts(at)
     assert ticktext(figs["cmp_cosine"])[0].startswith("input")
     assert any("'dog'" in c.value and "cosine" in c.value for c in at.caption)

@@ -276,13 +276,13 @@ def test_pages_render_hf_models(registered, page: str, family: str) -> None:
 
     root = Path(__file__).resolve().parent.parent
     at = AppTest.from_file(str(root / "pages" / f"{page}.py"), default_timeout=60)
-    at.session_state["shared_sentence"] = SENTENCE
+    at.session_state["sentence"] = SENTENCE
     at.session_state["model"] = registered[family]
     at.session_state["att_grid_open"] = True  # the attention page's grid, drawn when open
     at.session_state["positional_section"] = "sum"  # Embedding + position: a tab with the tokens
     at.run()
     assert not at.exception, [e.message for e in at.exception]
-    assert at.selectbox(key="w_model").value == registered[family]
+    assert at.selectbox(key="model").value == registered[family]
     text = specs(at)
     assert '"river"' in text
     if family == "deep" and page == "attention":  # 14 layers: a slider, the grid 6 at a time

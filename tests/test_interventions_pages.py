@@ -118,7 +118,7 @@ def test_attention_beside_attribution_states_their_correlation(mlm) -> None:
 def test_patch_a_into_b_with_the_lecture_pair(mlm) -> None:
     at = open_tab("masked", "patch")
     assert any("Compare with a second sentence" in i.value for i in at.info)
-    at = open_tab("masked", "patch", compare_on=True, compare_text=MONEY_BANK)
+    at = open_tab("masked", "patch", compare_on=True, compare=MONEY_BANK)
     assert_ok(at)
     share = np.array(unpack_z(charts(at)["patch_grid"]), float)
     n = len(mlm.encode(RIVER_BANK).ids)
@@ -128,7 +128,7 @@ def test_patch_a_into_b_with_the_lecture_pair(mlm) -> None:
 
 
 def test_patching_sentences_of_different_lengths_is_a_message() -> None:
-    at = open_tab("masked", "patch", compare_on=True, compare_text="the dog bit")
+    at = open_tab("masked", "patch", compare_on=True, compare="the dog bit")
     assert_ok(at)
     said = " ".join(i.value for i in at.info)
     assert "A has 14, B 5" in said and PAIRS[0][0][:20] in said
@@ -151,7 +151,7 @@ def test_the_cross_attention_page_knocks_out_its_three_stacks() -> None:
     cross = [("cross", 2, h) for h in range(4)]
     at.multiselect(key="ko_heads").set_value(cross).run()
     m = model.load("translate", "cpu")
-    text = at.session_state["tr_sentence"]
+    text = at.session_state["english"]
     assert at.code[-1].value == m.translate(text, ablate=cross).text
 
 

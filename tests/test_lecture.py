@@ -74,9 +74,13 @@ def test_presenter_mode_follows_the_url_and_the_toggle() -> None:
     at.query_params["present"] = "1"
     at.run()
     assert_ok(at)
-    assert at.session_state["present"] is True
+    assert at.toggle(key="w_present").value is True and at.query_params["present"] == "1"
     at.toggle(key="w_present").set_value(False).run()
-    assert at.session_state["present"] is False and "present" not in at.query_params
+    assert at.toggle(key="w_present").value is False and "present" not in at.query_params
+    at.toggle(key="w_present").set_value(True).run()
+    assert at.query_params["present"] == "1" and at.button(key="lec_leave")
+    at.button(key="lec_leave").click().run()
+    assert at.toggle(key="w_present").value is False and "present" not in at.query_params
 
 
 def test_the_overview_lists_every_step() -> None:

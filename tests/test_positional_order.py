@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def positional(model_name: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / "positional.py"), default_timeout=180)
-    at.session_state["shared_sentence"] = "the dog bit the man"
+    at.session_state["sentence"] = "the dog bit the man"
     at.session_state["model"] = model_name
     at.session_state["positional_section"] = "order"  # the demo's tab: drawn only when open
     return at.run()

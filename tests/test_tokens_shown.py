@@ -231,7 +231,7 @@ def test_minilm_names_its_own_start_and_end_tokens() -> None:
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "pages" / "tokens.py"), default_timeout=120)
-    at.session_state["shared_sentence"] = KOREAN
+    at.session_state["sentence"] = KOREAN
     at.session_state["model"] = "minilm"
     at.run()
     assert not at.exception, [e.message for e in at.exception]
@@ -291,7 +291,7 @@ def test_the_tokens_page_shows_text_and_keeps_the_raw_tokens_in_the_hover(gpt2_b
     name = model.register("gpt2-bytes", gpt2_bytes).name
     try:
         at = AppTest.from_file(str(ROOT / "pages" / "tokens.py"), default_timeout=60)
-        at.session_state["shared_sentence"] = "the dog bit " + KOREAN
+        at.session_state["sentence"] = "the dog bit " + KOREAN
         at.session_state["model"] = name
         at.run()
         assert not at.exception, [e.message for e in at.exception]

@@ -334,10 +334,10 @@ def test_the_walk_finds_the_views_and_boxes() -> None:
         return {v.name: v for v in views(key, View("first view").open(key, "en"), "en")}
 
     tokens = found("tokens")
-    assert {"first view", "tab neighbours", "toggle w_compare_on"} <= tokens.keys()
+    assert {"first view", "tab neighbours", "toggle compare_on"} <= tokens.keys()
     assert ("text_area", "sentence") in set(boxes(View("first view").open("tokens", "en")))
     assert any(n.startswith("revealed") for n in found("lecture-positional-encoding"))
-    compare = found("attention")["toggle w_compare_on"].open("attention", "en")
-    assert ("text_input", "w_compare_text") in set(boxes(compare))
+    compare = found("attention")["toggle compare_on"].open("attention", "en")
+    assert ("text_input", "compare") in set(boxes(compare))
     heads = found("lecture-multi-head-attention")
     assert any(n.startswith("expander") and "revealed" in n for n in heads), list(heads)

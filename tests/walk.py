@@ -25,7 +25,7 @@ from ui.show import section_ids, section_key
 # --- the views of a page ----------------------------------------------------------------------
 
 SHORT_RADIO = 4  # radios with at most this many options open a view per option (not layers)
-LANGUAGE_MENU = "w_lang"  # a view of its own: the walk draws each language from the start
+LANGUAGE_MENU = "lang"  # a view of its own: the walk draws each language from the start
 
 
 @dataclass

@@ -76,14 +76,14 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     the first one that can. Stops the page, with a message, when no model can serve it.
     """
     leave_legacy_mode()
-    state.init_state()
+    tab = state.read_tab()
     spec = BY_KEY[page]
-    ss = st.session_state
     models = cache.models_for(spec)
-    name = ss["model"] if ss["model"] in models else (models[0] if models else "")
+    name = tab.model if tab.model in models else (models[0] if models else "")
+    if name and name != tab.model:  # the menu offers this page's models: it shows `name`
+        st.session_state[state.MODEL] = name
     shared = spec.reads == "sentence"
-    timing, inputs = sidebar(models, name, sentence=shared)
-    state.write_url(page, name or ss["model"], sentence=shared)
+    timing, inputs = sidebar(tab, models, sentence=shared)
     # The title, and what the page shows folded beside it (a popover opens over the page):
     # the page's first figure comes next, high enough to be seen on a 1280x720 projector.
     title, about = st.columns([3, 1], vertical_alignment="center") if intro else (st, None)
@@ -94,11 +94,11 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     if not models:
         st.error(_(NO_MODEL[spec.needs]))
         st.stop()
-    if name != ss["model"]:
-        st.caption(_(RUNS_ANOTHER[spec.needs], model=name, chosen=ss["model"]))
+    if name != tab.model:
+        st.caption(_(RUNS_ANOTHER[spec.needs], model=name, chosen=tab.model))
     if not load:
         return Opened(spec, name, "cpu", timing, inputs, loaded=False)
-    device = _load_model(name, ss["device"])[1]
+    device = _load_model(name, tab.device)[1]
     return Opened(spec, name, device, timing, inputs)
 
 
@@ -163,27 +163,27 @@ def _shared_page(opened: Opened, draw: Callable[[View], None], reset: Reset,
     page's other charts had arrived too, and it drew them all in one go before showing any
     (docs/PERFORMANCE.md: the tokens page's first chart 160 -> 109 ms a new sentence)."""
     view = None
+    tab = state.read_tab()  # this run's: a sentence typed in the box reruns the body alone
     try:
-        key = (st.session_state[state.SENTENCE], opened.model_name)
+        key = (tab.sentence, opened.model_name)
         early = cache.text_tokens(*key) if first is not None else None
         if first is not None and early is not None:  # the tokens, read without the model
             first(early, key)
-        view = _shared_view(opened, reset)
+        view = _shared_view(opened, tab, reset)
         if view is not None:
             if first is not None and early is None:  # a model that reads text its own way
                 first(view.trace, key)
             draw(view)
     finally:  # also with no sentence or after an error: the box to type one in is there
-        _sidebar_part(opened, view)
+        _sidebar_part(opened, tab, view)
 
 
-def _sidebar_part(opened: Opened, view: View | None) -> None:
-    """What the body writes into the sidebar, and the URL: after the page (`_shared_page`);
-    the timing and the model's notes only when there is a trace."""
+def _sidebar_part(opened: Opened, tab: state.Tab, view: View | None) -> None:
+    """What the body writes into the sidebar: after the page (`_shared_page`); the timing
+    and the model's notes only when there is a trace."""
     if opened.inputs is not None:
         with opened.inputs:
-            sentence_box(opened.page.key)
-    state.write_url(opened.page.key, opened.model_name, sentence=True)
+            sentence_box(tab)
     if view is None:
         return
     opened.show_timing(view.trace.seconds, layers_detail(view.trace))
@@ -192,28 +192,26 @@ def _sidebar_part(opened: Opened, view: View | None) -> None:
             st.caption(f":material/info: {md_escape(note)}")
 
 
-def _first_view(page: str) -> tuple[Trace, tuple[str, ...]] | None:
+def _first_view(page: str, tab: state.Tab) -> tuple[Trace, tuple[str, ...]] | None:
     """The shipped trace (and notes) when this run can draw from it: the default sentence
     and model on the CPU, asked before PyTorch has loaded (ui.cache.shipped_trace)."""
-    ss = st.session_state
-    if cache.torch_ready() or ss["device"] == "cuda":
+    if cache.torch_ready() or tab.device == "cuda":
         return None
-    if ss["model"] not in cache.models_for(BY_KEY[page]):
+    if tab.model not in cache.models_for(BY_KEY[page]):
         return None
-    return cache.shipped_trace(ss[state.SENTENCE], ss["model"])
+    return cache.shipped_trace(tab.sentence, tab.model)
 
 
-def _shared_view(opened: Opened, reset: Reset) -> View | None:
+def _shared_view(opened: Opened, tab: state.Tab, reset: Reset) -> View | None:
     """The shared sentence's trace (the shipped one on a first visit): the body's first
     step, so that a new sentence is read and traced by the body alone. None, with a
     message, when there is no sentence."""
-    page, name = opened.page.key, opened.model_name
-    sentence = st.session_state[state.SENTENCE]
-    first = _first_view(page)
+    page, name, sentence = opened.page.key, opened.model_name, tab.sentence
+    first = _first_view(page, tab)
     if first is not None:  # drawn at once; the model loads when the page first uses it
         return _view(opened, sentence, first[0], first[1], reset)
     if not opened.loaded:  # the model, on the chosen device, once the shipped trace is past
-        opened.device = _load_model(name, st.session_state["device"])[1]
+        opened.device = _load_model(name, tab.device)[1]
         opened.loaded = True
     if not sentence.strip():
         st.info(

@@ -12,7 +12,7 @@ import streamlit as st
 
 import analysis
 import viz
-from i18n import N_, _, language
+from i18n import N_, _
 from model import Trace
 from model.tokenizer import SPACE_MARK, Encoded
 
@@ -41,8 +41,8 @@ def numbers(page: str, draw: Callable[[], None]) -> None:
 
 
 def section_key(page: str) -> str:
-    """The session-state key that holds which of `page`'s section tabs is open: its id (a
-    key of `lazy_sections`' parts, never its words), so it holds across languages."""
+    """The key of `page`'s section picker, and its query parameter: its value is the open
+    section's id (a key of `lazy_sections`' parts, never its words)."""
     return f"{page}_section"
 
 
@@ -56,38 +56,23 @@ def section_ids(page: str) -> tuple[str, ...]:
     return _DRAWN.get(page, ())
 
 
-def _on_tab(key: str, widget: str, ids: dict[str, str]) -> None:
-    st.session_state[key] = ids.get(st.session_state[widget], st.session_state.get(key))
-
-
 SECTIONS = N_("The page's sections")  # the section picker's label (read aloud, not shown)
-
-
-def section_widget(page: str) -> str:
-    """The key of `page`'s section picker in the session's language (`lazy_sections`)."""
-    return f"{section_key(page)}_tabs_{language()}"
 
 
 def lazy_sections(page: str, parts: dict[str, Section]) -> None:
     """`page`'s sections, `parts` keyed by each one's id: (its label, its draw), picked in a
     row of buttons above them (a segmented control, one element: tabs were one a tab and
     one for the bar, each sent again by every new input). Only the open section is computed
-    and sent (a switch reruns): a new input costs only what is on screen. Which one is open
-    is kept as its id in `section_key(page)`, across new inputs and a change of language:
-    the picker (whose value Streamlit keeps as the label) has the language in its key and
-    follows the id."""
-    ss = st.session_state
-    key, ids = section_key(page), list(parts)
+    and sent (a switch reruns): a new input costs only what is on screen. The open one is
+    its id, bound to the URL (`?<page>_section=`, shown as its label)."""
+    ids = list(parts)
     _DRAWN[page] = tuple(ids)
-    labels = [_(label) for label, _draw in parts.values()]
-    if ss.get(key) not in parts:
-        ss[key] = ids[0]
-    widget = section_widget(page)
-    ss[widget] = labels[ids.index(ss[key])]
-    st.segmented_control(_(SECTIONS), labels, key=widget, required=True, on_change=_on_tab,
-                         args=(key, widget, dict(zip(labels, ids, strict=True))),
-                         label_visibility="collapsed")  # fmt: skip
-    parts[ss[key]][1]()
+    picked = st.segmented_control(
+        _(SECTIONS), ids, default=ids[0], key=section_key(page), required=True,
+        format_func=lambda i: _(parts[i][0]), label_visibility="collapsed",
+        bind="query-params", persist_state="session",
+    )  # fmt: skip
+    parts[picked if picked in parts else ids[0]][1]()
 
 
 def keep_state(*keys: str, **defaults: object) -> None:
@@ -251,6 +236,17 @@ def window_picker(n: int, key: str, label: str | None = None) -> tuple[int, int]
     return (start, end) if (start, end) != (0, n - 1) else None
 
 
+def number(i: int) -> str:
+    """A 0-based layer or head as the lecture counts it, 1-based ("2"): its picker's option,
+    kept in the URL as it shows it, in any language."""
+    return str(i + 1)
+
+
+def head_number(h: int | str) -> str:
+    """A head picker's option: "average", or the head's number."""
+    return _("average") if h == "average" else number(h)
+
+
 def layer_label(i: int) -> str:
     return _("layer {n}", n=i + 1)
 
@@ -267,17 +263,19 @@ def layer_head(prefix: str, n_layers: int, n_heads: int, layer: int = 0, average
     # Radios up to RADIO_MAX choices; a slider beyond (a real model's 30 layers)
     chosen = (
         c1.radio(_("Layer"), range(n_layers), index=layer, key=f"{prefix}_layer",
-                 horizontal=True, format_func=layer_label)
+                 horizontal=True, format_func=number, bind="query-params")
         if n_layers <= RADIO_MAX
         else c1.select_slider(_("Layer"), list(range(n_layers)), value=layer,
-                              key=f"{prefix}_layer", format_func=layer_label)
+                              key=f"{prefix}_layer", format_func=number,
+                              bind="query-params")
     )  # fmt: skip
     heads = ["average", *range(n_heads)] if average else list(range(n_heads))
     head = (
         c2.radio(_("Head"), heads, key=f"{prefix}_head", horizontal=True,
-                 format_func=head_label)
+                 format_func=head_number, bind="query-params")
         if len(heads) <= RADIO_MAX
-        else c2.selectbox(_("Head"), heads, key=f"{prefix}_head", format_func=head_label)
+        else c2.selectbox(_("Head"), heads, key=f"{prefix}_head", format_func=head_number,
+                          bind="query-params")
     )  # fmt: skip
     if head == "average":
         return chosen, head, _("layer {layer}, average of the heads", layer=chosen + 1)

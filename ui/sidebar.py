@@ -12,9 +12,9 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import model
-from i18n import LANGUAGES, STATE_KEY, _
+from i18n import LANGUAGES, _
 from model import ModelInfo
-from model.examples import EXAMPLES
+from model.examples import DEFAULT_SENTENCE, EXAMPLES
 from model.kinds import KIND_TABLE
 from model.registry import settings
 from ui import cache, state
@@ -40,16 +40,17 @@ def short_example(sentence: str, limit: int = EXAMPLE_CHARS) -> str:
     return head + tail if head else sentence[: limit - 1] + "…"
 
 
-def sentence_box(page: str) -> None:
-    """The shared sentence's text box (bound to the URL's `sentence`: ui.state), drawn by
+def sentence_box(tab: state.Tab) -> None:
+    """The shared sentence's text box, bound to the URL's `sentence` (ui.state), drawn by
     the page's body (ui.frame): a sentence typed in it reruns only the body."""
-    ss = st.session_state
-    ss["sentence"] = ss[state.SENTENCE]  # widget state is dropped between pages: copy it back
     st.text_area(
         _("Sentence"),
-        key="sentence",
-        on_change=state.on_sentence,
-        bind=state.bind_box(page),
+        DEFAULT_SENTENCE,
+        key=state.SENTENCE,
+        on_change=st.session_state.pop,
+        args=("upload_error", None),
+        bind=state.bound(tab.sentence),
+        persist_state="session",
         height=110,
         help=_("Type or paste a sentence, then press Ctrl+Enter (or click outside)."),
     )
@@ -121,37 +122,34 @@ def model_label(info: ModelInfo) -> str:
 
 def language_menu() -> None:
     """English / 한국어, in the sidebar: its label reads in both. Outside the body, so a
-    change draws the whole page again in the other language (ui.state.on_language)."""
-    ss = st.session_state
-    ss["w_lang"] = ss.get(STATE_KEY, "en")
+    change draws the whole page again in the other language. Bound to the URL's `lang`
+    (absent for English, the default)."""
     with st.sidebar:
-        st.radio(
-            "Language · 언어",
+        st.radio(  # the codes are the options (a bound radio keeps an option as it shows
+            "Language · 언어",  # it: `lang=ko`), each language's name below its code
             list(LANGUAGES),
-            key="w_lang",
-            format_func=LANGUAGES.__getitem__,
+            captions=list(LANGUAGES.values()),
+            key=state.LANG,
             horizontal=True,
-            on_change=state.on_language,
+            bind="query-params",
+            persist_state="session",
         )
 
 
 Slot = st.delta_generator.DeltaGenerator  # a place in the sidebar, filled later
 
 
-def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot | None, Slot | None]:
-    """Draw the shared sidebar, its model menu offering `models`; returns its places for the
-    timing (None while its expander is folded) and (when the page reads the shared
-    sentence) for the sentence box, both filled later by the page's body (`body`); the
-    examples and the upload below the box are drawn here."""
-    ss = st.session_state
-    ss["w_model"] = chosen
+def sidebar(tab: state.Tab, models: list[str], sentence: bool) -> tuple[Slot | None, Slot | None]:
+    """Draw the shared sidebar, its model menu offering `models` (bound to the URL's
+    `model`); returns its places for the timing (None while its expander is folded) and
+    (when the page reads the shared sentence) for the sentence box, both filled later by
+    the page's body (`body`); the examples and the upload below the box are drawn here."""
     # Asking for a GPU imports PyTorch (~1.3 s): not on a first visit, unless cuda is asked.
-    known = cache.torch_ready() or ss["device"] == "cuda"
+    known = cache.torch_ready() or tab.device == "cuda"
     has_cuda = cache.cuda_available() if known else False
     devices = DEVICES if has_cuda else DEVICES[:2]
-    if ss["device"] not in devices:
-        ss["device"] = "auto"
-    ss["w_device"] = ss["device"]
+    if tab.device not in devices:  # cuda asked for (a link, an old session) and not here
+        st.session_state[state.DEVICE] = "auto"
     infos = cache.catalogue()
 
     with st.sidebar:
@@ -166,14 +164,19 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot | None
         inputs = st.container() if sentence else None  # the box: the body draws it
         if sentence:
             sentence_extras()
-        st.selectbox(
+        # Bound to the URL's `model` by name (a bound menu keeps an option as it shows it):
+        # what each model is, in the menu's tooltip and below it.
+        name = st.selectbox(
             _("Model"),
             models,
-            key="w_model",
-            format_func=lambda name: model_label(infos[name]) if name in infos else name,
-            on_change=state.on_model,
-            help=_("The models that can serve this page."),
+            key=state.MODEL,
+            bind="query-params",
+            persist_state="session",
+            help=_("The models that can serve this page:") + "\n\n" + "\n".join(
+                f"- {model_label(infos[m])}" for m in models if m in infos),
         )
+        if name in infos:
+            st.caption(md_escape(model_label(infos[name])))
         folder_box()  # only where models.toml allows typing a folder
         language_menu()
         # What a class does not need on screen: folded at the sidebar's bottom. Opening it
@@ -185,8 +188,8 @@ def sidebar(models: list[str], chosen: str, sentence: bool) -> tuple[Slot | None
             st.selectbox(
                 _("Device"),
                 devices,
-                key="w_device",
-                on_change=state.on_device,
+                key=state.DEVICE,
+                persist_state="session",
                 help=_("auto: the GPU when there is one, else the CPU."),
             )
             if not known:
@@ -213,7 +216,7 @@ def _on_folder() -> None:
     except (ValueError, OSError) as err:
         ss["folder_error"] = str(err)
         return
-    ss["model"] = info.name
+    ss[state.MODEL] = info.name
 
 
 def folder_box() -> None:

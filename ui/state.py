@@ -1,20 +1,21 @@
-"""The session's shared state and the URL that mirrors it; the sidebar's input callbacks.
+"""What a tab shows, read from one place: its URL.
 
-State lives in plain `st.session_state` keys ("shared_sentence", "model", "device") that
-the sidebar's widgets copy into from their `on_change` callbacks, so it survives a page
-change (Streamlit drops widget state between pages) and a page run alone by AppTest still
-works. The sentence, the model, the page and the language (`lang`, only when not English)
-are mirrored into the URL's query parameters, so a link opens the same view.
+The sentence, the translation pages' English sentence, the model and the language are the
+query parameters `sentence`, `english`, `model` and `lang`. Each is the value of one widget
+(the sentence box, the English box, the model menu, the language menu) bound to its
+parameter (`bind="query-params"`) and kept across pages (`persist_state="session"`): a
+change in the widget is a change in the URL, and a URL opened afresh (a reload, a shared
+link, a tab moved to another replica) seeds the widget. `read_tab()` reads them once per
+run into a frozen `Tab`, which the frame passes down; no session key copies a widget.
 
-The sentence's parameter (`sentence`) is the sentence box's own: the box is bound to it
-(`bind="query-params"`, ui.sidebar), so the browser keeps it in the URL when a page is
-picked in the menu. A page change asks for the new page with only the link's parameters
-and the bound ones; before, the URL held no sentence until the new page's run wrote it
-back, and a tab whose replica died in between came back with the default sentence
-(docs/DEPLOY.md). Longer sentences (an upload) leave the URL: the box is not bound then.
+A page without the sentence box (a page with its own input) leaves `sentence` out of its
+URL, as it does not show it; the session keeps it for the next page that does. Longer
+sentences (an upload) leave the URL: the box is not bound then.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -25,11 +26,63 @@ from ui import cache
 
 MAX_UPLOAD_BYTES = 1024 * 1024  # 1 MB
 MAX_URL_CHARS = 1500  # longer sentences are not put in the URL
-SENTENCE = "shared_sentence"  # the shared sentence, in session state
-URL_BOX = "_url_box"  # the page whose sentence box is bound to the URL in this session
-ENGLISH = "tr_sentence"  # the translation pages' own sentence, in session state
-ENGLISH_URL = "english"  # its query parameter, and the key of their box (bound to it)
-ENGLISH_BOX = "_url_english_box"  # the page whose English box was bound on its last run
+SENTENCE = "sentence"  # the sentence box's key and its query parameter
+ENGLISH = "english"  # the translation pages' English box's key and its query parameter
+MODEL = "model"  # the model menu's key and its query parameter
+DEVICE = "device"  # the device menu's key (not in the URL: it is this server's)
+LANG = STATE_KEY  # the language menu's key and its query parameter ("lang")
+COMPARE_ON = "compare_on"  # compare mode's toggle's key and its query parameter
+COMPARE = "compare"  # compare mode's second sentence: its box's key, its query parameter
+
+
+@dataclass(frozen=True)
+class Tab:
+    """What a tab shows, as its URL says: read once per run by `read_tab`."""
+
+    sentence: str
+    english: str
+    model: str  # the model chosen in the menu (a page that it cannot serve runs another)
+    device: str  # "auto", "cpu" or "cuda"
+    lang: str
+    compare: str  # compare mode's second sentence ("" when compare mode is off)
+
+
+def _value(key: str, default: str) -> str:
+    """A bound widget's value: the widget's own (a run after the one that drew it, or a
+    change just made), else the URL's (a tab's first run), else `default`."""
+    if key in st.session_state:
+        value = st.session_state[key]
+        return default if value is None else value
+    value = st.query_params.get(key)
+    return default if value is None else value
+
+
+def _on(key: str) -> bool:
+    """A bound toggle's value: the widget's own, else the URL's ("true")."""
+    if key in st.session_state:
+        return bool(st.session_state[key])
+    return st.query_params.get(key, "").lower() == "true"
+
+
+def read_tab() -> Tab:
+    """The tab's sentences, model, device and language, from its widgets and its URL."""
+    lang = _value(LANG, DEFAULT)
+    models = cache.catalogue()
+    name = _value(MODEL, "")
+    return Tab(
+        sentence=_value(SENTENCE, DEFAULT_SENTENCE),
+        english=_value(ENGLISH, ""),
+        model=name if name in models else next(iter(models), ""),
+        device=_value(DEVICE, "auto"),
+        lang=lang if lang in LANGUAGES else DEFAULT,
+        compare=_value(COMPARE, "") if _on(COMPARE_ON) else "",
+    )
+
+
+def bound(text: str) -> str | None:
+    """How a sentence box is bound: to the URL while `text` fits there, not at all when it
+    is longer (its parameter then leaves the URL)."""
+    return "query-params" if len(text) <= MAX_URL_CHARS else None
 
 
 class UploadError(ValueError):
@@ -73,88 +126,6 @@ def validate_upload(name: str, data: bytes) -> str:
     return text
 
 
-def _first(value: str | list[str] | None) -> str | None:
-    return value[-1] if isinstance(value, list) else value
-
-
-def init_state() -> None:
-    """Fill the shared state once per session, from the URL where it says something; then,
-    on every call (every page, the lecture's too), keep the language in the URL."""
-    state = st.session_state
-    if not state.get("_initialised"):
-        _fill(state)
-    write_language()
-
-
-def _fill(state) -> None:  # noqa: ANN001 - st.session_state
-    params = st.query_params
-    lang = _first(params.get(STATE_KEY))
-    if lang in LANGUAGES:
-        state[STATE_KEY] = lang
-    if state.get(STATE_KEY) not in LANGUAGES:
-        state[STATE_KEY] = DEFAULT
-    sentence = _first(params.get("sentence"))
-    model_name = _first(params.get("model"))
-    if sentence is not None:
-        state[SENTENCE] = sentence
-    state.setdefault(SENTENCE, DEFAULT_SENTENCE)
-    models = cache.catalogue()
-    if model_name in models:
-        state["model"] = model_name
-    state.setdefault("model", next(iter(models), ""))
-    state.setdefault("device", "auto")
-    state["_initialised"] = True
-
-
-def write_language() -> None:
-    """`lang` in the URL when it is not English; an English address stays as it was."""
-    lang = st.session_state.get(STATE_KEY, DEFAULT)
-    if lang != DEFAULT:
-        if st.query_params.get(STATE_KEY) != lang:
-            st.query_params[STATE_KEY] = lang
-    elif STATE_KEY in st.query_params:
-        del st.query_params[STATE_KEY]
-
-
-def on_language() -> None:
-    """The sidebar's language menu: the whole page is drawn again (it is outside the body)."""
-    st.session_state[STATE_KEY] = st.session_state["w_lang"]
-
-
-def write_url(page: str, model_name: str, sentence: bool = True) -> None:
-    """Mirror the page, its model, the language and the shared sentence into the query
-    parameters. Also on a page that does not read the sentence: a tab moved to another
-    replica there keeps it for the next page that does.
-
-    Once a page has drawn its sentence box, the box keeps the sentence's parameter (it is
-    bound to it, and a bound parameter cannot be set here): the sentence is written here
-    only on the page's first run, before its box is bound. The translation pages' English
-    sentence (`english`) is kept the same way, on every page once the session has one."""
-    write_language()
-    wanted = {"page": page, "model": model_name}
-    text = st.session_state[SENTENCE]
-    if not sentence:
-        st.session_state[URL_BOX] = None  # no box on this page: nothing is bound
-    if st.session_state.get(URL_BOX) != page and 0 < len(text) <= MAX_URL_CHARS:
-        wanted["sentence"] = text
-    english = st.session_state.get(ENGLISH, "")
-    if st.session_state.get(ENGLISH_BOX) != page and 0 < len(english) <= MAX_URL_CHARS:
-        wanted[ENGLISH_URL] = english  # the translation pages' sentence: the same way
-    st.session_state[ENGLISH_BOX] = None  # the English box, when this page draws one, says
-    for key, value in wanted.items():
-        if st.query_params.get(key) != value:
-            st.query_params[key] = value
-
-
-def bind_box(page: str, text: str = SENTENCE, box: str = URL_BOX) -> str | None:
-    """How the sentence box of `page` is bound: to the URL while the sentence fits there,
-    not at all when it is longer (then its parameter leaves the URL). The translation
-    pages' English box is bound the same way: `bind_box(page, ENGLISH, ENGLISH_BOX)`."""
-    bound = len(st.session_state[text]) <= MAX_URL_CHARS
-    st.session_state[box] = page if bound else None
-    return "query-params" if bound else None
-
-
 def reset_on_new_input(page: str, source: tuple, keys: dict, trace: Trace) -> None:
     """The one reset mechanism: when this page sees a new (sentence, model), each of `keys`
     goes back to its default: None (the widget's own default), or a function of the new
@@ -179,15 +150,12 @@ def reset_on_new_input(page: str, source: tuple, keys: dict, trace: Trace) -> No
             state[key] = default(trace) if new or key not in state else state[key]
 
 
-# --- The sidebar's callbacks -------------------------------------------------------------
+# --- The sidebar's callbacks: a new sentence from outside its box ------------------------
 
 
 def set_sentence(text: str) -> None:
-    st.session_state[SENTENCE] = text  # the box is set from it when it is drawn
-
-
-def on_sentence() -> None:
-    st.session_state[SENTENCE] = st.session_state["sentence"]
+    """The sentence box's value (a callback's, before the box is drawn)."""
+    st.session_state[SENTENCE] = text
     st.session_state.pop("upload_error", None)
 
 
@@ -195,29 +163,21 @@ def on_example() -> None:
     choice = st.session_state.get("w_example")
     if choice:
         set_sentence(choice)
-        st.session_state.pop("upload_error", None)
     st.session_state["w_example"] = None  # the menu is an action, not a state
 
 
 def on_upload() -> None:
-    file = st.session_state.get("w_upload")
-    st.session_state.pop("upload_error", None)
-    st.session_state.pop("upload_ok", None)
+    ss = st.session_state
+    file = ss.get("w_upload")
+    ss.pop("upload_error", None)
+    ss.pop("upload_ok", None)
     if file is None:
         return
     try:
         text = validate_upload(file.name, file.getvalue())
     except UploadError as err:  # kept untranslated: drawn in the language of the moment
-        st.session_state["upload_error"] = (err.message, err.values)
+        ss["upload_error"] = (err.message, err.values)
         return
     set_sentence(text)
-    st.session_state["upload_ok"] = (N_("Loaded '{name}': {n:,} characters."),
-                                     {"name": file.name, "n": len(text)})  # fmt: skip
-
-
-def on_model() -> None:
-    st.session_state["model"] = st.session_state["w_model"]
-
-
-def on_device() -> None:
-    st.session_state["device"] = st.session_state["w_device"]
+    ss["upload_ok"] = (N_("Loaded '{name}': {n:,} characters."),
+                       {"name": file.name, "n": len(text)})  # fmt: skip

@@ -18,7 +18,6 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from i18n import DEFAULT, N_, _, language
-from ui import state
 from ui.lecture import classroom
 from ui.lecture.syllabus import BY_SLUG, OLD_NUMBERS, STEPS, Step
 from ui.sidebar import APP_NAME, language_menu
@@ -85,24 +84,28 @@ def pages() -> list[st.Page]:
     return [overview_page(), *[step_page(step) for step in STEPS]]
 
 
+def _set_present(on: bool) -> None:
+    """Presenter mode in the URL (`?present=1`), its one store; the toggle shows it."""
+    if on:
+        st.query_params["present"] = "1"
+    else:
+        st.query_params.pop("present", None)
+    st.session_state["w_present"] = on
+
+
 def presenting() -> bool:
-    """Presenter mode: the sidebar's toggle, set from ?present=1 when a session opens."""
-    ss = st.session_state
-    if "present" not in ss:
-        ss["present"] = st.query_params.get("present") == "1"
-    ss["w_present"] = ss["present"]
+    """Presenter mode: the URL's `?present=1`, and the sidebar's toggle that sets it."""
+    present = st.query_params.get("present") == "1"
     with st.sidebar:
         st.markdown(_(":material/co_present: **{app}** · Lecture", app=APP_NAME))
-        st.toggle(_("Presenter mode"), key="w_present", help=_(
+        st.toggle(_("Presenter mode"), present, help=_(
             "For a projector: no sidebar, larger type, ← and → step through the lecture. "
             "Leave it with the button at the bottom of the step or by removing ?present=1 "
-            "from the address."), on_change=lambda: ss.update(present=ss["w_present"]))
-    if ss["present"]:
-        st.query_params["present"] = "1"
+            "from the address."), key="w_present",
+            on_change=lambda: _set_present(st.session_state["w_present"]))
+    if present:
         st.html(PRESENTER_CSS)
-    elif "present" in st.query_params:
-        del st.query_params["present"]
-    return ss["present"]
+    return present
 
 
 def navigation(step: Step, where: str) -> None:
@@ -156,7 +159,6 @@ def load_step(step: Step, query: dict[str, str]) -> None:
 def _open() -> bool:
     """What every lecture page does first: the session's state, then presenter mode."""
     leave_legacy_mode()
-    state.init_state()
     language_menu()  # English / 한국어 in the sidebar, as on every page
     return presenting()
 
@@ -182,9 +184,9 @@ def lecture_step(slug: str) -> None:
     navigation(step, "bottom")
     if present:
         classroom.open_button()
-    if present and st.button(_("Leave presenter mode"), key="lec_leave"):
-        st.session_state["present"] = False
-        st.rerun()
+    if present:
+        st.button(_("Leave presenter mode"), key="lec_leave", on_click=_set_present,
+                  args=(False,))
 
 
 @st.fragment

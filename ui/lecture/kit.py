@@ -17,6 +17,7 @@ from ui import cache
 from ui.lecture import classroom
 from ui.registry import BY_KEY
 from ui.show import md_escape
+from ui.state import read_tab
 
 
 def pick(page: str) -> tuple[str, str]:
@@ -25,7 +26,7 @@ def pick(page: str) -> tuple[str, str]:
     if not names:
         st.error(_("No model here can serve this step."))
         st.stop()
-    return names[0], model.pick_device(st.session_state.get("device", "auto"))
+    return names[0], model.pick_device(read_tab().device)
 
 
 def as_is(choice: str) -> str:

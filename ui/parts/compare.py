@@ -26,7 +26,7 @@ from ui import cache
 from ui.figures import chart
 from ui.parts.interventions.knockout import layers_on_request
 from ui.show import md_escape
-from ui.state import MAX_URL_CHARS, SENTENCE
+from ui.state import COMPARE, COMPARE_ON, MAX_URL_CHARS, SENTENCE, read_tab
 from ui.view import View
 
 NO_POSITIONS = RunOptions(positions=False)
@@ -44,64 +44,41 @@ def _partner(sentence: str) -> str:
     return PAIRS[0][1] if sentence.strip() != PAIRS[0][1] else PAIRS[0][0]
 
 
-def _on_toggle() -> None:
-    st.session_state["compare_on"] = st.session_state["w_compare_on"]
-
-
-def _on_text() -> None:
-    st.session_state["compare_text"] = st.session_state["w_compare_text"][:MAX_URL_CHARS]
-
-
 def _on_pair() -> None:
     ss = st.session_state
     pick = ss.get("w_compare_pair")
-    if pick is not None:
-        ss[SENTENCE], ss["compare_text"] = PAIRS[pick]
+    if pick is not None:  # the boxes' values, set before they are drawn
+        ss[SENTENCE], ss[COMPARE] = PAIRS[pick]
         ss["w_compare_pair"] = None
 
 
-def _sync_url(on: bool, text: str) -> None:
-    if on and text and st.query_params.get("compare") != text:
-        st.query_params["compare"] = text
-    elif not on and "compare" in st.query_params:
-        del st.query_params["compare"]
-
-
 def controls() -> None:
-    """The compare toggle; when on, the second sentence's box and the lecture's pairs as
-    presets. Drawn by the page's full run above its body (ui.frame's `controls`): a new
-    sentence A, typed in the sidebar, reruns the body alone and does not send them again
-    (compare mode's main area: 20 -> 16 messages a new sentence, docs/PERFORMANCE.md); a
-    change here reruns the whole page."""
-    ss = st.session_state
-    if "compare_on" not in ss:  # a shared link with ?compare=... opens in compare mode
-        url = st.query_params.get("compare", "")
-        ss["compare_on"], ss["compare_text"] = bool(url), url or _partner(ss[SENTENCE])
-    ss["w_compare_on"] = ss["compare_on"]
-    on = st.toggle(_("Compare with a second sentence"), key="w_compare_on",
-                   on_change=_on_toggle,
+    """The compare toggle (the URL's `compare_on`); when on, the second sentence's box (the
+    URL's `compare`) and the lecture's pairs as presets. Drawn by the page's full run above
+    its body (ui.frame's `controls`): a new sentence A, typed in the sidebar, reruns the
+    body alone and does not send them again; a change here reruns the whole page."""
+    on = st.toggle(_("Compare with a second sentence"), key=COMPARE_ON,
+                   bind="query-params", persist_state="session",
                    help=_("Draw a second sentence beside this one, same layer and "
                           "head."))  # fmt: skip
-    _sync_url(on, ss["compare_text"])
     if not on:
         return
-    ss["w_compare_text"] = ss["compare_text"]
     c1 = c2 = st.container(horizontal=True, gap="large")  # one row: one element, not three
-    c1.text_input(_("Second sentence (B); the sidebar's is A"), key="w_compare_text",
-                  on_change=_on_text)  # fmt: skip
+    text = c1.text_input(_("Second sentence (B); the sidebar's is A"),
+                         _partner(read_tab().sentence), key=COMPARE, max_chars=MAX_URL_CHARS,
+                         bind="query-params", persist_state="session")  # fmt: skip
     c2.selectbox(_("…or a pair from the lecture"), range(len(PAIRS)), index=None,
                  format_func=lambda i: _(PAIR_NAMES[i]), key="w_compare_pair",
                  on_change=_on_pair, placeholder=_("Pick a pair (sets A and B)…"))  # fmt: skip
-    if not ss["compare_text"].strip():
+    if not text.strip():
         st.info(_("Type a second sentence to compare with."), icon="✍️")
 
 
 def second_sentence(view: View) -> Trace | None:
     """The second sentence's trace with the page's model, while compare mode is on and the
     second sentence is not empty (`controls` draws its widgets); else None."""
-    ss = st.session_state
-    text = ss.get("compare_text", "")
-    if not ss.get("compare_on") or not text.strip():
+    text = read_tab().compare
+    if not text.strip():
         return None
     return cache.get_trace(text, view.model_name, view.device)
 
@@ -140,7 +117,7 @@ def word_across(view: View, b: Trace, positions: bool = False) -> None:
     series = {"with positions": list(analysis.cosines_by_stage(a, b, i, j))}
     if positions:
         a0, b0 = (cache.get_trace(s, view.model_name, view.device, NO_POSITIONS)
-                  for s in (view.sentence, st.session_state["compare_text"]))  # fmt: skip
+                  for s in (view.sentence, read_tab().compare))  # fmt: skip
         series["without positions"] = list(analysis.cosines_by_stage(a0, b0, i, j))
     title = _("'{word}' in A and in B: cosine of its two vectors", word=word)
     named = {_(SERIES[k]): v for k, v in series.items()}

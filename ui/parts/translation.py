@@ -1,8 +1,7 @@
-"""The translation pages' shared input: one English sentence of the toy grammar (kept for
-both pages in session state "tr_sentence", and in the tab's URL as `english=`: the box is
-bound to it, and ui.state.write_url keeps it on the other pages, so a tab that moves to
-another replica keeps it: deploy/failover.py restores a tab from its URL), the lecture's
-presets, and what to do with words outside the vocabulary."""
+"""The translation pages' shared input: one English sentence of the toy grammar (the box of
+both pages, bound to the tab's URL as `english=`: a reload, a shared link and a tab moved
+to another replica read it there), the lecture's presets, and what to do with words
+outside the vocabulary."""
 
 from __future__ import annotations
 
@@ -15,43 +14,32 @@ from model.examples import TRANSLATION_EXAMPLES, TRANSLATION_PROBES
 from ui import cache
 from ui.figures import chart
 from ui.show import md_escape
-from ui.state import ENGLISH, ENGLISH_BOX, ENGLISH_URL, bind_box
+from ui.state import ENGLISH, bound, read_tab
 from ui.view import Opened
 
 BANKS = TRANSLATION_PROBES[3:5]  # the money bank (은행) and the river bank (강둑)
 MAX_CHARS = 2000  # longer input is cut before it reaches the model (the context is far less)
 
 
-def _on_sentence() -> None:
-    st.session_state[ENGLISH] = st.session_state[ENGLISH_URL][:MAX_CHARS]
-
-
 def _on_example() -> None:
     choice = st.session_state.get("w_tr_example")
     if choice:
-        st.session_state[ENGLISH] = st.session_state[ENGLISH_URL] = choice
+        st.session_state[ENGLISH] = choice  # the box's value, set before it is drawn
     st.session_state["w_tr_example"] = None  # the menu is an action, not a state
 
 
-def english_sentence(page: str) -> str:
-    """The English sentence box of `page` and the lecture's presets; stops the page when
-    the sentence is empty.
-
-    The box is bound to the URL's `english` (while the sentence fits there), so the menu's
-    link to the other translation page asks for it with the sentence in its query string:
-    a replica that dies before the new page's run leaves a tab that still has it (CI's
-    fault test lost one that way on the way from the LSTM page to cross-attention)."""
-    ss = st.session_state
-    if ENGLISH not in ss:  # a fresh session: the URL's sentence, else the first example
-        from_url = st.query_params.get(ENGLISH_URL, "")[:MAX_CHARS]
-        ss[ENGLISH] = from_url or next(iter(TRANSLATION_EXAMPLES))
-    ss[ENGLISH_URL] = ss[ENGLISH]  # widget state is dropped between pages: copy it back
+def english_sentence() -> str:
+    """The English sentence box and the lecture's presets; stops the page when the
+    sentence is empty. The box is bound to the URL's `english` while the sentence fits
+    there (ui.state.bound), and kept for both translation pages."""
+    text = read_tab().english or next(iter(TRANSLATION_EXAMPLES))
     left, right = st.columns([3, 2])
-    left.text_input(
+    text = left.text_input(
         _("English sentence"),
-        key=ENGLISH_URL,
-        on_change=_on_sentence,
-        bind=bind_box(page, ENGLISH, ENGLISH_BOX),
+        next(iter(TRANSLATION_EXAMPLES)),
+        key=ENGLISH,
+        bind=bound(text),
+        persist_state="session",
         help=_("Words of the toy grammar (see the vocabulary below), up to eight clauses "
                "joined by “and”. Press Enter."),
     )
@@ -63,7 +51,7 @@ def english_sentence(page: str) -> str:
         on_change=_on_example,
         placeholder=_("Pick a sentence…"),
     )
-    text = ss[ENGLISH]
+    text = text[:MAX_CHARS]
     if not text.strip():
         st.info(_("Type an English sentence above, or pick one of the lecture's."), icon="✍️")
         st.stop()
@@ -93,7 +81,7 @@ def translated(opened: Opened) -> tuple[str, Translation, Trace]:
     """The page's sentence, its translation by the page's model and the trace of both (the
     page stops, saying why, when the sentence is empty or has unknown words)."""
     name, device = opened.model_name, opened.device
-    text = english_sentence(opened.page.key)
+    text = english_sentence()
     out = cache.translate(text, name, device)
     stop_if_unknown(out, cache.vocabulary(name, device))
     return text, out, cache.get_trace(text, name, device)

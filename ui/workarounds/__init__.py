@@ -64,16 +64,17 @@ def fragment_run() -> bool:
 
 
 def session_language() -> str | None:
-    """The language the session chose (its `lang`; English when it chose none), or None
-    outside a Streamlit run (in any thread: a figure built in a cached function, the
-    warm-up)."""
+    """The language the tab chose (its language menu's value, else its URL's `lang`;
+    English when it chose none), or None outside a Streamlit run (in any thread: a figure
+    built in a cached function, the warm-up)."""
     ctx = _run_context()
     if ctx is None:
         return None
     try:  # one lookup: a SafeSessionState has no .get(), and `in` looks the key up too
-        return ctx.session_state[i18n.STATE_KEY]
-    except KeyError:
-        return i18n.DEFAULT
+        lang = ctx.session_state[i18n.STATE_KEY]
+    except KeyError:  # the menu not drawn yet in this session: the URL says
+        lang = st.query_params.get(i18n.STATE_KEY)
+    return lang if lang in i18n.LANGUAGES else i18n.DEFAULT
 
 
 i18n.read_session_language_with(session_language)

@@ -14,6 +14,7 @@ from ui import cache
 from ui.figures import chart
 from ui.lecture.kit import predict, try_your_own, words
 from ui.registry import BY_KEY
+from ui.state import read_tab
 
 SLUG = "attention"  # its address (/lecture-attention); it never changes
 TITLE = N_("Attention")
@@ -41,7 +42,7 @@ def both_links(name: str, device: str) -> tuple[float, int, int]:
 
 
 def draw() -> None:
-    device = model.pick_device(st.session_state.get("device", "auto"))
+    device = model.pick_device(read_tab().device)
     offered = cache.models_for(BY_KEY["attention"])
     shipped = [n for n in offered if n in model.shipped()] or offered[:1]
     found = {name: both_links(name, device) for name in shipped}
