@@ -1,8 +1,9 @@
-"""deploy/failover.py: the Streamlit internals it patches are still there, and what it runs
-first for a tab that moved replicas is a plain visit of the tab's URL.
+"""deploy/failover.py: the Streamlit internals it patches are still there; a tab that
+reconnects is asked for its whole state once; a request for a fragment the session lacks
+runs as the whole page.
 
-The patch at work (a replica killed under a class of browsers, each answering its next
-input with its page, sentence and choices kept) is tests/e2e/test_deploy.py's fault test.
+The patch at work (a tab whose replica dies redraws on another from its URL and answers
+its next input) is tests/e2e/test_deploy.py::test_a_tab_moves_when_its_replica_dies.
 """
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ from __future__ import annotations
 import inspect
 
 from streamlit.proto.ClientState_pb2 import ClientState
-from streamlit.runtime.app_session import AppSession, AppSessionState
-from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
 from deploy import failover
@@ -24,19 +24,9 @@ def test_the_internals_it_patches_are_there() -> None:
     assert list(inspect.signature(AppSession.request_rerun).parameters) == [
         "self", "client_state",
     ]  # fmt: skip
-    handler = inspect.signature(AppSession._handle_scriptrunner_event_on_event_loop)
-    assert list(handler.parameters)[:3] == ["self", "sender", "event"]
-    assert "SHUTDOWN" in ScriptRunnerEvent.__members__
-    assert "SHUTDOWN_REQUESTED" in AppSessionState.__members__
-    # The runner is let go at its SHUTDOWN, so the queued request gets a runner of its own.
-    handler_source = inspect.getsource(AppSession._handle_scriptrunner_event_on_event_loop)
-    assert "self._scriptrunner = None" in handler_source
-    # The handler is looked up on the session each time (so the patch reaches it).
-    source = inspect.getsource(AppSession._on_scriptrunner_event)
-    assert "self._handle_scriptrunner_event_on_event_loop(" in source
-    assert "_scriptrunner" in inspect.getsource(AppSession.request_rerun)
-    # A moved tab's input in a fragment its session lacks runs as the whole page: Streamlit
-    # itself drops such a request (the check the patch runs before it, with the same call).
+    assert hasattr(AppSession, "_enqueue_forward_msg")
+    # Streamlit itself drops a request for a fragment the session lacks (the check the
+    # patch runs before it, with the same call).
     assert "self.has_fragment(fragment_id)" in inspect.getsource(AppSession.request_rerun)
     assert list(inspect.signature(AppSession.has_fragment).parameters) == ["self", "fragment_id"]
 
@@ -49,37 +39,45 @@ def test_install_is_idempotent() -> None:
     assert AppSession._glassbox_failover is True
 
 
-def test_the_first_run_is_a_visit_of_the_url() -> None:
-    state = ClientState(query_string="sentence=A+cat&model=mlm", page_script_hash="abc",
-                        page_name="attention", fragment_id="f1", is_auto_rerun=True)  # fmt: skip
-    widget = state.widget_states.widgets.add()
-    widget.id, widget.string_value = "sentence", "A new sentence"
-    visit = failover._visit_of(state)
-    assert (visit.query_string, visit.page_script_hash, visit.page_name) == (
-        "sentence=A+cat&model=mlm", "abc", "attention",
-    )  # fmt: skip
-    assert visit.fragment_id == "" and not visit.is_auto_rerun
-    assert len(visit.widget_states.widgets) == 0
-    assert state.widget_states.widgets[0].string_value == "A new sentence"  # untouched
+class Session:
+    """What the patched request_rerun uses of an AppSession."""
+
+    def __init__(self) -> None:
+        self.sent: list = []
+
+    def has_fragment(self, fragment_id: str) -> bool:
+        return fragment_id == "drawn"
+
+    def _enqueue_forward_msg(self, msg) -> None:  # noqa: ANN001
+        self.sent.append(msg)
 
 
-def test_files_the_replica_does_not_hold_are_left_out() -> None:
-    class Files:
-        def get_files(self, session_id, file_ids):
-            assert session_id == "s1"
-            return [type("Rec", (), {"file_id": i})() for i in file_ids if i == "here"]
+def test_a_fragment_the_session_lacks_runs_the_whole_page_and_the_question_once(
+        monkeypatch) -> None:  # fmt: skip
+    ran: list[ClientState | None] = []
+    monkeypatch.setattr(AppSession, "request_rerun", lambda self, state: ran.append(state))
+    monkeypatch.setattr(AppSession, "_glassbox_failover", False, raising=False)
+    connect = WebsocketSessionManager.connect_session
+    monkeypatch.setattr(WebsocketSessionManager, "connect_session", connect)
+    failover.install()
+    session = Session()
 
-    session = type("Session", (), {"id": "s1", "_uploaded_file_mgr": Files()})()
-    state = ClientState()
-    upload = state.widget_states.widgets.add()
-    upload.id = "w_upload"
-    for file_id in ("gone", "here"):
-        info = upload.file_uploader_state_value.uploaded_file_info.add()
-        info.file_id, info.name = file_id, f"{file_id}.txt"
-    text = state.widget_states.widgets.add()
-    text.id, text.string_value = "sentence", "kept"
-    kept = failover._without_lost_files(session, state)
-    files = kept.widget_states.widgets[0].file_uploader_state_value.uploaded_file_info
-    assert [f.file_id for f in files] == ["here"]
-    assert kept.widget_states.widgets[1].string_value == "kept"
-    assert len(state.widget_states.widgets[0].file_uploader_state_value.uploaded_file_info) == 2
+    def request(fragment_id: str) -> ClientState | None:
+        state = ClientState(page_name="attention", fragment_id=fragment_id, is_auto_rerun=True)
+        state.widget_states.widgets.add(id="sentence", string_value="A new sentence")
+        before = len(ran)
+        AppSession.request_rerun(session, state)
+        return ran[-1] if len(ran) > before else None
+
+    kept = request("drawn")
+    assert kept.fragment_id == "drawn" and kept.is_auto_rerun, "a fragment it holds: as sent"
+    whole = request("the other replica's")
+    assert whole.fragment_id == "" and not whole.is_auto_rerun
+    assert (whole.page_name, whole.widget_states.widgets[0].string_value) == (
+        "attention", "A new sentence")  # fmt: skip
+    setattr(session, failover.ASKING, True)  # the tab reconnected and was asked
+    answer = request(failover.ASK)
+    assert answer.fragment_id == "" and not getattr(session, failover.ASKING)
+    assert session.sent[-1].stop_auto_rerun.fragment_ids == [failover.ASK]
+    assert request(failover.ASK) is None, "a late tick of the question runs nothing"
+    assert AppSession.request_rerun(session, None) is None and ran[-1] is None  # a plain rerun
