@@ -24,7 +24,7 @@ BUTTON_TITLES = "g => [...g.querySelectorAll('.modebar-btn')].map(b => b.dataset
 def show_head_2(page) -> None:
     """Pick head 2 and wait until the head's heatmap shows it, drawn anew."""
     before = harness.heatmap_signature(page, ".st-key-att_head_map")
-    option = page.locator(".st-key-att_head").get_by_text("head 2", exact=True)
+    option = page.locator(".st-key-att_head").get_by_text("2", exact=True)
     harness.after_rerun(page, option.click)
     page.wait_for_function(
         "(sel) => document.querySelector(sel + ' .gtitle')?.textContent.includes('head 2')",
@@ -150,7 +150,7 @@ def test_a_plotly_chart_taken_off_the_page_is_not_resized(app_server, page) -> N
     alone while it is off the page (Plotly refuses to resize a chart that is not displayed,
     "Resize must be passed a displayed plot div element", a JavaScript error the page's
     checks would catch) and gives it its column's width back once it is on the page again."""
-    query = urlencode({"model": "mlm", "sentence": "the dog bit the man",
+    query = urlencode({"model": "mlm", "sentence": "the dog bit the man", "compare_on": "true",
                        "compare": "the man bit the dog"})  # fmt: skip
     harness.open_app(page, f"{app_server.url}/positional?{query}", charts=True)
     page.wait_for_function(f"() => !!({PLOTLY_CHART})?._fullLayout?.width", timeout=60_000)

@@ -31,12 +31,12 @@ WORDS = {
     "en": {"predict": "Predict first.", "voted": "students have voted", "joined": "joined",
            "show": "Show the class's answers", "reveal": "Reveal to the class",
            "locked": "Revealed: the votes are locked.", "said": "of you said",
-           "answer": "Your answer", "end": "End the class", "ended": "has ended",
+           "answer": "Your answer", "end": "End the class", "ended": "has ended: what it got right",
            "counted": "Your vote is counted.", "mine_locked": "the votes are locked"},
     "ko": {"predict": "먼저 예측해 보세요.", "voted": "투표했습니다", "joined": "참여",
            "show": "학생들의 답 보기", "reveal": "학생들에게 공개",
            "locked": "공개됨 · 투표가 마감되었습니다.", "said": "여러분 중",
-           "answer": "내 답", "end": "수업 종료", "ended": "종료",
+           "answer": "내 답", "end": "수업 종료", "ended": "종료 · 학생들이 맞힌 것",
            "counted": "투표가 반영되었습니다.", "mine_locked": "투표를 더 바꿀 수 없습니다"},
 }  # fmt: skip
 

@@ -27,7 +27,8 @@ def test_a_compare_link_shows_both_sentences_in_the_same_head(
     app_server, projector, screenshot_dir  # noqa: F811
 ) -> None:
     page = projector
-    url = link(app_server, "attention", model="clm", sentence=RIVER, compare=CASH)
+    url = link(app_server, "attention", model="clm", sentence=RIVER, compare_on="true",
+               compare=CASH)
     harness.open_app(page, url, charts=True)
     page.get_by_text("A: layer 1, head 1").first.wait_for(timeout=30000)
     for word in ("river", "cash"):  # both heatmaps drawn (the body draws chart by chart)
@@ -36,12 +37,14 @@ def test_a_compare_link_shows_both_sentences_in_the_same_head(
     assert any("river" in a and "bank" in a for a in axes)
     assert any("cash" in a and "bank" in a for a in axes)
     expect(page.get_by_text("B: layer 1, head 1").first).to_be_visible()
-    harness.after_rerun(page, lambda: page.get_by_text("head 3", exact=True).first.click())
+    head_3 = page.locator(".st-key-att_head").get_by_text("3", exact=True)
+    harness.after_rerun(page, head_3.click)
     page.get_by_text("B: layer 1, head 3").first.wait_for(timeout=30000)
     page.screenshot(path=str(screenshot_dir / "compare_attention.png"))
     assert_clean(page)
 
-    url = link(app_server, "positional", model="mlm", sentence=DOG_MAN, compare=MAN_DOG)
+    url = link(app_server, "positional", model="mlm", sentence=DOG_MAN, compare_on="true",
+               compare=MAN_DOG)
     harness.open_app(page, url, charts=True)
     page.get_by_text("cosine of its two vectors").first.wait_for(timeout=30000)
     harness.wait_for_chart_text(page, "without positions", timeout=30, exact=False)

@@ -47,7 +47,7 @@ def test_knock_out_heads_on_the_masked_page(app_server, page, screenshot_dir) ->
 
 
 def test_patch_a_into_b_in_compare_mode(app_server, page, screenshot_dir) -> None:
-    link = url(app_server, "masked", sentence=RIVER_BANK, compare=MONEY_BANK)
+    link = url(app_server, "masked", sentence=RIVER_BANK, compare_on="true", compare=MONEY_BANK)
     harness.open_app(page, link, charts=True)
     harness.open_tab(page, "Patch A into B")
     patch = REPORT["mlm"]["patch_river_into_cash"]["resid_pre"]  # python -m training.interventions

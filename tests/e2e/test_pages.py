@@ -267,9 +267,9 @@ def test_layer_and_head_change_updates_the_heatmap(app_server, page) -> None:
     seen = {harness.heatmap_signature(page, heatmap)}
     assert "layer 1, head 1" in next(iter(seen))
     for group, choice, title in [
-        ("att_head", "head 2", "layer 1, head 2"),
-        ("att_layer", "layer 3", "layer 3, head 2"),
-        ("att_head", "head 4", "layer 3, head 4"),
+        ("att_head", "2", "layer 1, head 2"),
+        ("att_layer", "3", "layer 3, head 2"),
+        ("att_head", "4", "layer 3, head 4"),
     ]:
         option = page.locator(f".st-key-{group}").get_by_text(choice, exact=True)
         harness.after_rerun(page, option.click)
@@ -285,6 +285,20 @@ def test_layer_and_head_change_updates_the_heatmap(app_server, page) -> None:
         assert signature.startswith(title), signature[:60]
         assert signature not in seen, f"{title}: the heatmap did not change"
         seen.add(signature)
+    # The tab's state is its URL: a reload, and the link opened in another browser, show
+    # the same sentence, layer and head.
+    assert "att_layer=3" in page.url and "att_head=4" in page.url, page.url
+    address = page.url
+    other = harness.new_context(page.context.browser)  # a shared link: another browser
+    for tab in (page, other.new_page()):
+        harness.open_app(tab, address, charts=True)
+        tab.wait_for_function(
+            "([s, t]) => document.querySelector(s + ' .gtitle')?.textContent.startsWith(t)",
+            arg=[heatmap, "layer 3, head 4"], timeout=30000,
+        )  # fmt: skip
+        expect(sentence_box(tab)).to_have_value(SHARED)
+        assert not harness.exceptions(tab)
+    other.close()
     assert_clean(page)
 
 

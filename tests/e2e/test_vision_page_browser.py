@@ -49,7 +49,8 @@ def test_the_vit_page_draws_a_digit_and_survives_a_bad_upload(
 
     harness.open_tab(page, "Where [CLS] looks")  # drawn only when its tab is open
     harness.wait_for_chart_title(page, "[CLS] → patches, layer 1")  # drawn after the run
-    harness.after_rerun(page, lambda: page.get_by_text("layer 3", exact=True).first.click())
+    layer_3 = page.locator(".st-key-vis_layer").get_by_text("3", exact=True)
+    harness.after_rerun(page, layer_3.click)
     harness.wait_for_chart_title(page, "[CLS] → patches, layer 3", timeout=20)
     cls = page.locator(".st-key-vit_cls .gb-chart")  # the weights drawn over the image
     assert cls.evaluate(WITHOUT_PLOTLY) and cls.locator("image").count() == 2

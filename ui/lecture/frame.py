@@ -93,6 +93,11 @@ def _set_present(on: bool) -> None:
     st.session_state["w_present"] = on
 
 
+def kept() -> dict[str, str]:
+    """What a step's link keeps of this address that no widget binds: presenter mode."""
+    return {"present": "1"} if st.query_params.get("present") == "1" else {}
+
+
 def presenting() -> bool:
     """Presenter mode: the URL's `?present=1`, and the sidebar's toggle that sets it."""
     present = st.query_params.get("present") == "1"
@@ -132,7 +137,7 @@ def step_to(target: Step) -> None:
     if joined is not None:
         load_step(target, classroom.query(joined))
         st.stop()
-    st.switch_page(step_page(target))
+    st.switch_page(step_page(target), query_params=kept())
 
 
 def go_to_step(slug: str, query: dict[str, str]) -> None:
@@ -220,7 +225,8 @@ def lecture_overview() -> None:
                     st.image(str(shot), width="stretch")
                 label = f"{step.number}. {step.title}"
                 try:
-                    st.page_link(step_page(step), label=label, icon=ICON)
+                    st.page_link(step_page(step), label=label, icon=ICON,
+                                 query_params=kept())
                 except StreamlitAPIException:  # a page run alone (AppTest): a plain link
                     st.markdown(f"[{label}]({step.key})")
                 st.caption(step.idea)
