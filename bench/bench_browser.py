@@ -271,8 +271,8 @@ def app_runs(browser, page: str, texts: list[str], m: model.TransformerLM, runs:
 
         head_ms = []
         heatmap = ".st-key-att_head_map"
-        picks = [("att_head", f"head {h}") for h in (2, 3, 4, 1)]
-        picks += [("att_layer", f"layer {n}") for n in (2, 3, 4, 1)]
+        picks = [("att_head", str(h)) for h in (2, 3, 4, 1)]
+        picks += [("att_layer", str(n)) for n in (2, 3, 4, 1)]
         if page == "attention":
             for i in range(runs + 1):
                 group, choice = picks[i % len(picks)]
@@ -407,7 +407,7 @@ def page_case(pg, server, case: str, texts: list[str], runs: int) -> list[float]
         page = "attention" if case == "compare" else case
         url = app_url(server, page, texts[0])
         if case == "compare":
-            url += "&" + urlencode({"compare": texts[-1]}, quote_via=quote)
+            url += "&" + urlencode({"compare_on": "true", "compare": texts[-1]}, quote_via=quote)
         harness.open_app(pg, url, timeout=120, charts=True)
         box = pg.get_by_test_id("stSidebar").get_by_role("textbox", name="Sentence")
         return time_inputs(pg, box, texts[1:], runs)
@@ -950,7 +950,7 @@ def whole_case(browser, server, case: str, texts: list[str], runs: int, m) -> di
         url = app_url(server, page, texts[0])
         skip = set()
         if case == "compare":
-            url += "&" + urlencode({"compare": SECOND}, quote_via=quote)
+            url += "&" + urlencode({"compare_on": "true", "compare": SECOND}, quote_via=quote)
             skip = shown_words(m, SECOND)
         harness.open_app(pg, url, timeout=120, charts=True)
         box = pg.get_by_test_id("stSidebar").get_by_role("textbox", name="Sentence")
