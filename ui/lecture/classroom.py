@@ -148,7 +148,7 @@ def enter(slug: str, go: Callable[[str, dict[str, str]], None] | None = None,
             student = student if classroom.is_student(student) else classroom.new_student()
             s.join(code, student)
         ss.update(class_joined=code, class_key=key, **{STUDENT: student} if student else {})
-        joined = Joined(code, slug, student, key, ss.setdefault("class_follow", True), go=go,
+        joined = Joined(code, slug, student, key, ss.get("class_follow", True), go=go,
                         steps=steps)  # fmt: skip
         if key and moves and slug != OVERVIEW:
             s.move(code, key, slug)
@@ -347,12 +347,10 @@ def student_bar(joined: Joined, moves: bool) -> None:
     left.caption(_(":material/groups: You are in class {code}.", code=joined.code))
     if not moves:
         return
-    ss["w_class_follow"] = joined.follows
-    right.toggle(_("Follow the teacher"), key="w_class_follow",
-                 on_change=lambda: ss.update(class_follow=ss["w_class_follow"]))  # fmt: skip
+    right.toggle(_("Follow the teacher"), True, key="class_follow", persist_state="session")
     if not joined.follows and joined.step and joined.step != joined.slug and right.button(
-            _("Catch up with the teacher"), key="class_catch_up", icon=":material/sync:"):
-        ss["class_follow"] = True
+            _("Catch up with the teacher"), key="class_catch_up", icon=":material/sync:",
+            on_click=ss.update, kwargs={"class_follow": True}):  # fmt: skip
         go_to(joined, joined.step)
 
 
