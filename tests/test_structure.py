@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -322,6 +323,22 @@ def test_every_command_answers_help_without_side_effects(args: list[str]) -> Non
 
 
 # --- Streamlit's internals: each test fails on an upgrade that moves one ------------------
+
+
+PRIVATE_STREAMLIT = re.compile(r"\bstreamlit\.(runtime|web|proto)\b")
+PINNED = {"ui/workarounds/__init__.py", "deploy/failover.py"}  # each pinned by a test here
+
+
+def test_only_two_app_files_reach_into_streamlits_private_modules() -> None:
+    """Streamlit's private modules (runtime, web, proto) are reached from two app files
+    only, each with tests that fail on an upgrade (below, and tests/test_deploy_failover.py);
+    everything else uses the public API."""
+    app = [f for f in ROOT.rglob("*.py")
+           if f.relative_to(ROOT).parts[0] not in {"tests", "bench", ".venv", "training"}
+           and not any(part.startswith(".") for part in f.relative_to(ROOT).parts)]
+    reaching = {f.relative_to(ROOT).as_posix() for f in app
+                if PRIVATE_STREAMLIT.search(f.read_text(encoding="utf-8"))}  # fmt: skip
+    assert reaching == PINNED
 
 
 def test_streamlit_still_has_the_legacy_switch() -> None:
