@@ -88,7 +88,15 @@ def test_a_teacher_and_six_students(opened, app_server, browser, page, screensho
     try:
         # the teacher moves on: every student follows
         teacher.get_by_role("button", name="Next").first.click()
-        teacher.wait_for_url(re.compile(f"/lecture-{SECOND}\\?"), timeout=WAIT)
+        try:
+            teacher.wait_for_url(re.compile(f"/lecture-{SECOND}\\?"), timeout=WAIT)
+        except PlaywrightTimeout as err:  # what the teacher's tab showed, for the cause
+            teacher.screenshot(path=str(harness.ARTIFACTS / "screenshots"
+                                        / "FAILED-teacher-next.png"))  # fmt: skip
+            raise AssertionError(
+                f"Next did not move the teacher: {teacher.url}; "
+                f"{teacher.evaluate(harness.STATE_JS)}; JavaScript errors: {teacher.js_errors}"
+            ) from err
         for n, tab in enumerate(tabs):
             try:
                 tab.wait_for_url(re.compile(f"/lecture-{SECOND}\\?"), timeout=WAIT)
