@@ -75,7 +75,10 @@ def one_run(index: int, args, tokenizers: dict, chromium: str) -> dict:
             cluster.url, plan, chromium, args.concurrency, timeout,
             harness.ARTIFACTS / "screenshots" / f"faults-{index}", driver))  # fmt: skip
         rows = driver.finish(result)
-    lost = {name: why for r in rows for name, why in r["lost_why"].items()}
+    lost: dict[str, str] = {}
+    for r in rows:  # a session lost at one fault stays lost at the next: its first cause
+        for name, why in r["lost_why"].items():
+            lost.setdefault(name, why)
     for failure in result.failures:  # a session that failed outside any fault's window
         name = failure.split(":")[0]
         if name.startswith("session") and name not in lost:
