@@ -80,7 +80,7 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     spec = BY_KEY[page]
     models = cache.models_for(spec)
     name = tab.model if tab.model in models else (models[0] if models else "")
-    if name and name != tab.model:  # the menu offers this page's models: it shows `name`
+    if name:  # the menu shows the tab's model, or this page's first (`sentence_box`)
         st.session_state[state.MODEL] = name
     shared = spec.reads == "sentence"
     timing, inputs = sidebar(tab, models, sentence=shared)

@@ -42,7 +42,10 @@ def short_example(sentence: str, limit: int = EXAMPLE_CHARS) -> str:
 
 def sentence_box(tab: state.Tab) -> None:
     """The shared sentence's text box, bound to the URL's `sentence` (ui.state), drawn by
-    the page's body (ui.frame): a sentence typed in it reruns only the body."""
+    the page's body (ui.frame): a sentence typed in it reruns only the body. It shows the
+    tab's sentence: on a page's first run Streamlit would seed the box from this page's own
+    (none yet), not from the sentence the tab came with."""
+    st.session_state[state.SENTENCE] = tab.sentence
     st.text_area(
         _("Sentence"),
         DEFAULT_SENTENCE,
@@ -123,7 +126,8 @@ def model_label(info: ModelInfo) -> str:
 def language_menu() -> None:
     """English / 한국어, in the sidebar: its label reads in both. Outside the body, so a
     change draws the whole page again in the other language. Bound to the URL's `lang`
-    (absent for English, the default)."""
+    (absent for English, the default); it shows the tab's language (`sentence_box`)."""
+    st.session_state[state.LANG] = state.read_tab().lang
     with st.sidebar:
         st.radio(  # the codes are the options (a bound radio keeps an option as it shows
             "Language · 언어",  # it: `lang=ko`), each language's name below its code

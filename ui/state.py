@@ -21,8 +21,9 @@ import streamlit as st
 
 from i18n import DEFAULT, LANGUAGES, N_, STATE_KEY, _
 from model import Trace
-from model.examples import DEFAULT_SENTENCE
+from model.examples import DEFAULT_SENTENCE, TRANSLATION_EXAMPLES
 from ui import cache
+from ui.workarounds import asked_query
 
 MAX_UPLOAD_BYTES = 1024 * 1024  # 1 MB
 MAX_URL_CHARS = 1500  # longer sentences are not put in the URL
@@ -49,11 +50,11 @@ class Tab:
 
 def _value(key: str, default: str) -> str:
     """A bound widget's value: the widget's own (a run after the one that drew it, or a
-    change just made), else the URL's (a tab's first run), else `default`."""
+    change just made), else the URL's (a tab's first run on a page), else `default`."""
     if key in st.session_state:
         value = st.session_state[key]
         return default if value is None else value
-    value = st.query_params.get(key)
+    value = st.query_params.get(key, asked_query().get(key))
     return default if value is None else value
 
 
@@ -71,7 +72,7 @@ def read_tab() -> Tab:
     name = _value(MODEL, "")
     return Tab(
         sentence=_value(SENTENCE, DEFAULT_SENTENCE),
-        english=_value(ENGLISH, ""),
+        english=_value(ENGLISH, next(iter(TRANSLATION_EXAMPLES))),
         model=name if name in models else next(iter(models), ""),
         device=_value(DEVICE, "auto"),
         lang=lang if lang in LANGUAGES else DEFAULT,

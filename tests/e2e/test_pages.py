@@ -218,6 +218,18 @@ def test_navigation_keeps_the_sentence(app_server, page, tokenizers) -> None:
     assert_clean(page)
 
 
+def test_a_shared_link_then_the_menu_keeps_the_sentence(app_server, page, tokenizers) -> None:
+    """A link's sentence, with nothing typed, is kept by the menu's next page: Streamlit
+    drops from a page change's parameters those bound on another page, and seeds the new
+    page's box from its own; the box shows the tab's sentence (ui.sidebar.sentence_box)."""
+    harness.open_app(page, url(app_server, "tokens", sentence=TYPED), charts=True)
+    harness.after_rerun(page, lambda: nav_link(page, "attention").click())
+    assert page.locator("h1").first.inner_text().strip() == TITLES["attention"]
+    expect(sentence_box(page)).to_have_value(TYPED)
+    wait_for_tokens(page, expected_tokens(tokenizers, "attention", TYPED))
+    assert_clean(page)
+
+
 def test_a_deep_link_is_the_first_visit_of_a_fresh_server(page, tokenizers) -> None:
     """Streamlit starts in its legacy pages/ mode; ui.workarounds.leave_legacy_mode makes the
     first visit, a shared link to a page, run through app.py (docs/ARCHITECTURE.md)."""

@@ -32,7 +32,8 @@ def english_sentence() -> str:
     """The English sentence box and the lecture's presets; stops the page when the
     sentence is empty. The box is bound to the URL's `english` while the sentence fits
     there (ui.state.bound), and kept for both translation pages."""
-    text = read_tab().english or next(iter(TRANSLATION_EXAMPLES))
+    text = read_tab().english
+    st.session_state[ENGLISH] = text  # the tab's (ui.sidebar.sentence_box)
     left, right = st.columns([3, 2])
     text = left.text_input(
         _("English sentence"),

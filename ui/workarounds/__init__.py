@@ -56,6 +56,17 @@ def _run_context():  # noqa: ANN202 - Streamlit's ScriptRunContext, or None outs
     return get_script_run_ctx(suppress_warning=True)
 
 
+def asked_query() -> dict[str, str]:
+    """The query string this run's request carried, as the browser sent it. On a page change
+    Streamlit drops from `st.query_params` the parameters bound to another page's widgets
+    (so they do not seed the new page's); a tab's shared inputs (the sentence, the model,
+    the language) are bound on every page, so the app reads them here too."""
+    from urllib.parse import parse_qsl
+
+    ctx = _run_context()
+    return dict(parse_qsl(ctx.query_string)) if ctx is not None else {}
+
+
 def fragment_run() -> bool:
     """Whether this run is a fragment's own (its run_every tick or a widget inside it), not
     the page's full run."""
