@@ -367,13 +367,14 @@ def test_streamlit_still_says_which_fragments_a_run_is_for() -> None:
     from streamlit.runtime.scriptrunner_utils import script_run_context
 
     fields = {f.name for f in dataclasses.fields(script_run_context.ScriptRunContext)}
-    assert {"fragment_ids_this_run", "session_state"} <= fields
+    assert {"fragment_ids_this_run", "session_state", "query_string"} <= fields
     assert "suppress_warning" in inspect.signature(script_run_context.get_script_run_ctx).parameters
 
     import i18n
     from ui import workarounds
 
     assert workarounds.fragment_run() is False and workarounds.session_language() is None
+    assert workarounds.asked_query() == {}  # outside a run
     assert i18n._session_reader == [workarounds.session_language]
 
 

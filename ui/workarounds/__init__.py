@@ -12,12 +12,14 @@ does not do it, each with the reason and the test that fails when an upgrade cha
                           visit)
     hand_over_often()     the interpreter's switch interval at 1 ms: the server sends a
                           chart as soon as it is built (docs/PERFORMANCE.md)
-    in_a_server(), fragment_run(), session_language()
+    in_a_server(), fragment_run(), session_language(), asked_query()
                           what Streamlit tells no public API: whether a server runs (the
                           warm-up starts only there, not under AppTest), whether this run is
-                          a fragment's own (a class's follower moves only on its tick), and
-                          the session's language outside the page's own code (i18n reads
-                          it through this, registered here, for every figure and message)
+                          a fragment's own (a class's follower moves only on its tick), the
+                          session's language outside the page's own code (i18n reads it
+                          through this, registered here, for every figure and message), and
+                          the query string a run was asked with (a page change's, before
+                          Streamlit drops the parameters bound on another page)
                           (tests/test_structure.py, "Streamlit's internals")
     chart.py              every chart in an element of our own with Plotly's cartesian
                           bundle, not st.plotly_chart's 4.7 MB one (its JavaScript: chart.js,
