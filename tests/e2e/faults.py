@@ -177,27 +177,6 @@ class Lesson:
         assert await box.input_value() == sentence
         assert self.loads == 1, f"loaded {self.loads} times (a reload)"
 
-    async def goes_to(self, key: str) -> None:
-        """The menu's link to page `key`: it shows the tab's sentence there, in its box and
-        its tokens (a moved tab's first page change: its new session has seen no sentence
-        yet, and Streamlit drops from a page change's parameters those bound on another
-        page)."""
-        page, sentence = self.page, self.sentence()
-        heading = page.locator("h1").first
-        await page.get_by_test_id("stSidebarNav").get_by_role(
-            "link", name=crowds.TITLES[key], exact=True).click()  # fmt: skip
-        await page.wait_for_function(
-            "(t) => document.querySelector('h1')?.textContent.trim() === t",
-            arg=crowds.TITLES[key], timeout=crowds.WAIT_S * 1000)  # fmt: skip
-        box = page.get_by_test_id("stSidebar").get_by_role("textbox", name="Sentence")
-        try:
-            await self.shown(sentence, timeout=30)
-        except Exception as err:
-            raise AssertionError(f"on {key}: the box says {await box.input_value()!r}, "
-                                 f"the URL {page.url}") from err
-        assert await box.input_value() == sentence, f"on {key}: {await box.input_value()!r}"
-        assert (await heading.inner_text()).strip() == crowds.TITLES[key]
-
     async def sockets(self) -> dict:
         return await self.page.evaluate("() => window.__glassbox_ws")
 

@@ -169,12 +169,7 @@ async def _move(cluster: Cluster, mlm, chromium: str, how: str) -> dict:
             for lesson in hit:  # drawn again from its URL: its sentence, its head
                 await lesson.shown(lesson.sentence())
                 await lesson.page.get_by_text(faults.HEAD_TITLE).first.wait_for()
-            for lesson in hit:  # its first input in the new session: a page and back
-                await lesson.goes_to("positional")
-                await lesson.goes_to("attention")
-                head = lesson.page.get_by_role("radiogroup", name="Head")
-                await head.get_by_text(faults.HEAD, exact=True).click()
-                await lesson.page.get_by_text(faults.HEAD_TITLE).first.wait_for()
+            for lesson in hit:
                 await lesson.answer()
             moved = [await lesson.replica() for lesson in hit]
             await asyncio.to_thread(cluster.wait_healthy, index, old)
