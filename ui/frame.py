@@ -77,6 +77,11 @@ def open_page(page: str, intro: str = "", load: bool = True) -> Opened:
     """
     leave_legacy_mode()
     tab = state.read_tab()
+    # The sentence box's key holds the tab's sentence from the run's start, not only once
+    # the body draws the box (last): a click on the menu before then (a shared link's, a
+    # moved tab's first run) asks for the next page without the sentence, as the browser
+    # sends only the parameters of the widgets it shows, and the next run finds it here.
+    st.session_state[state.SENTENCE] = tab.sentence
     spec = BY_KEY[page]
     models = cache.models_for(spec)
     name = tab.model if tab.model in models else (models[0] if models else "")

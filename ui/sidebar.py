@@ -43,9 +43,9 @@ def short_example(sentence: str, limit: int = EXAMPLE_CHARS) -> str:
 def sentence_box(tab: state.Tab) -> None:
     """The shared sentence's text box, bound to the URL's `sentence` (ui.state), drawn by
     the page's body (ui.frame): a sentence typed in it reruns only the body. It shows the
-    tab's sentence: on a page's first run Streamlit would seed the box from this page's own
-    (none yet), not from the sentence the tab came with."""
-    st.session_state[state.SENTENCE] = tab.sentence
+    tab's sentence, which ui.frame.open_page put in its key at the run's start: on a page's
+    first run Streamlit would seed the box from this page's own (none yet), not from the
+    sentence the tab came with."""
     st.text_area(
         _("Sentence"),
         DEFAULT_SENTENCE,

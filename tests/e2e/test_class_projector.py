@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -56,6 +57,25 @@ def _on_first_screen(tab, locator) -> float:
     return PROJECTOR["height"] - box["y"] - box["height"]
 
 
+def _class_bar(tab, code: str) -> str:
+    """Open the class bar (its header names the code) and wait until all it holds is drawn
+    (the join link and its QR code); returns the join link.
+
+    The teacher's buttons are pressed with the keyboard (Enter), not clicked: on a page whose
+    live parts redraw every second, a mouse click's press and release can fall on different
+    places when the page moves between them (seen: "End the class" 75 px lower at the
+    release than at the press), and the browser then clicks the bar, not the button. A key
+    press reaches the button wherever it is."""
+    bar = tab.locator("details").filter(has_text=f"{code} ·").first
+    if bar.get_attribute("open") is None:
+        tab.get_by_text(f"{code} ·").first.click()
+    link = bar.get_by_test_id("stCode").filter(has_text="class=").first
+    link.wait_for(timeout=WAIT)
+    tab.wait_for_function("(d) => [...d.querySelectorAll('img')].every(i => i.complete)",
+                          arg=bar.element_handle(), timeout=WAIT)  # fmt: skip
+    return link.inner_text().strip()
+
+
 def _top(tab) -> None:
     tab.evaluate("() => document.querySelector('[data-testid=stMain]')?.scrollTo(0, 0)")
 
@@ -80,9 +100,16 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir,
             assert not harness.exceptions(teacher), step.key
 
         harness.open_app(teacher, f"{app_server.url}/lecture-{STEP}?{query}", timeout=120)
+        # the student opens the join link the step's screen shows: the lecture, in the
+        # class's language, with the class's code; then follows the teacher to the step
+        link = _class_bar(teacher, opened.code)
+        parts = urlsplit(link)
+        assert (parts.scheme, parts.path) == ("http", "/lecture"), link
+        assert parse_qs(parts.query) == {"class": [opened.code]} | (
+            {"lang": [lang]} if lang != "en" else {}), link  # fmt: skip
+        teacher.get_by_text(f"{opened.code} ·").first.click()  # closed again: the poll shows
         student = student_ctx.new_page()
-        student.goto(f"{app_server.url}/lecture-{STEP}?class={opened.code}"
-                     + (f"&lang={lang}" if lang != "en" else ""))  # fmt: skip
+        student.goto(link.replace(f"{parts.scheme}://{parts.netloc}", app_server.url))
         picks = student.get_by_role("radiogroup", name=words["answer"]).locator("label")
         picks.first.wait_for(timeout=WAIT)
         harness.wait_idle(student, 1, WAIT / 1000)
@@ -105,7 +132,7 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir,
         teacher.screenshot(path=str(screenshot_dir / f"class-projector-{lang}-before.png"))
 
         # the reveal locks the votes: the same final share on both screens
-        teacher.get_by_role("button", name=words["reveal"]).click()
+        teacher.get_by_role("button", name=words["reveal"]).press("Enter")  # see `_class_bar`
         teacher.get_by_text(words["locked"]).wait_for(timeout=WAIT)
         share = teacher.get_by_text(words["said"]).first
         share.wait_for(timeout=WAIT)
@@ -120,12 +147,12 @@ def test_the_projector_runs_the_poll(lang, app_server, browser, screenshot_dir,
         teacher.screenshot(path=str(screenshot_dir / f"class-projector-{lang}-after.png"))
 
         # ending asks first; the ended class shows its summary and still answers
-        teacher.get_by_text(f"{opened.code} ·").first.click()  # the class bar opens
-        teacher.locator(".st-key-class_close button").click()
+        _class_bar(teacher, opened.code)
+        teacher.locator(".st-key-class_close button").press("Enter")
         confirm = teacher.locator(".st-key-class_close_yes button")
         confirm.wait_for(timeout=WAIT)
         assert store.closed(opened.code) is None  # it asks first
-        confirm.click()
+        confirm.press("Enter")
         teacher.get_by_text(words["ended"]).first.wait_for(timeout=WAIT)
         teacher.locator(harness.DRAWN_CHART).first.wait_for(timeout=WAIT)  # the summary
         assert store.closed(opened.code) is not None

@@ -246,7 +246,10 @@ def join_link(joined: Joined) -> JoinLink:
         return JoinLink(path, "loopback")
     if not (parts.scheme and parts.netloc):
         return JoinLink(path, "loopback")
-    base = parts.path.rsplit("/", 1)[0]  # a base path the app is served under
+    # The path the app is served under, from the server's setting: the browser's address
+    # is no guide (Streamlit reports a step's address as /lecture-/lecture-attention).
+    served = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    base = f"/{served}" if served else ""
     if not is_loopback(parts.hostname):
         return JoinLink(f"{parts.scheme}://{parts.netloc}{base}{path}", "browser")
     here = network_address()
@@ -292,7 +295,8 @@ def teacher_bar(joined: Joined) -> None:
     with st.expander(_("Class {code} · the join link and its QR code", code=joined.code),
                      expanded=joined.slug == OVERVIEW or ending, icon=":material/groups:",
                      key="class_bar_open"):  # fmt: skip
-        left, right = st.columns([3, 2], vertical_alignment="center")
+        # top-aligned: the QR code, arriving after the bar opens, moves nothing beside it
+        left, right = st.columns([3, 2], vertical_alignment="top")
         left.markdown(_("Join code"))
         left.markdown(f"# `{joined.code}`")
         left.code(link.url, language=None)
