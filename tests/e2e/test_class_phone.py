@@ -87,14 +87,15 @@ def test_a_student_on_a_phone(lang, app_server, browser, screenshot_dir) -> None
         assert store.results(opened.code)["students"] == 1
 
         # the reveal reaches the phone: the class's share and the model's answer
-        teacher.get_by_role("button", name=words["reveal"]).click()
+        # the teacher's buttons are pressed with the keyboard (test_class_projector.py)
+        teacher.get_by_role("button", name=words["reveal"]).press("Enter")
         phone.get_by_text(words["said"]).first.wait_for(timeout=WAIT)
         phone.evaluate(SCROLL_TO_JS, words["said"])  # for the screenshot (a redraw may replace it)
         assert _menu_closed(phone)
         phone.screenshot(path=str(screenshot_dir / f"class-phone-{lang}.png"))
 
         # the teacher moves on: the phone follows, and its address is the step it shows
-        teacher.get_by_role("button", name=words["next"]).first.click()
+        teacher.get_by_role("button", name=words["next"]).first.press("Enter")
         phone.wait_for_url(re.compile(f"/lecture-{SECOND}\\?"), timeout=WAIT)
         phone.get_by_role("radiogroup", name=words["answer"]).wait_for(timeout=WAIT)
         heading = phone.locator("h1").first.inner_text(timeout=WAIT).strip()
