@@ -3,8 +3,9 @@
 Its state is its URL and its widgets' values, which the browser holds (ui/state.py). On a
 reconnect Streamlit 1.67 neither redraws an idle tab nor runs an input in a fragment the new
 session lacks (it drops it): so the tab is asked for a run with its whole state (an
-auto-rerun of a made-up fragment, ASK), and such an input runs as the whole page.
-tests/test_deploy_failover.py fails when the internals patched here move."""
+auto-rerun of a made-up fragment, ASK), and such an input runs as the whole page. A replica
+never starts in the legacy pages/ mode (ui.workarounds): a tab moved onto one just started
+ran its page alone and lost the menu. tests/test_deploy_failover.py pins what is patched."""
 
 from __future__ import annotations
 
@@ -27,8 +28,10 @@ def _ask(every: float | None):  # noqa: ANN202 - a ForwardMsg
 def install() -> None:
     """Patch Streamlit's session manager and AppSession (idempotent)."""
     from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
+    PagesManager.uses_pages_directory = False  # before the first session: app.py's menu
     if getattr(AppSession, "_glassbox_failover", False):
         return
     connect, rerun = WebsocketSessionManager.connect_session, AppSession.request_rerun

@@ -39,6 +39,19 @@ def test_install_is_idempotent() -> None:
     assert AppSession._glassbox_failover is True
 
 
+def test_a_replica_never_starts_in_the_legacy_pages_mode() -> None:
+    """Streamlit decides the mode once, in the first PagesManager it makes, while the flag
+    is None: install() (before the server starts) has already made it False, so a tab moved
+    onto a replica just started runs through app.py and gets its menu."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = None
+    failover.install()
+    assert PagesManager.uses_pages_directory is False
+    assert "if PagesManager.uses_pages_directory is None:" in inspect.getsource(
+        PagesManager.__init__)  # fmt: skip
+
+
 class Session:
     """What the patched request_rerun uses of an AppSession."""
 

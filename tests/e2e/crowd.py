@@ -306,7 +306,8 @@ class Session:
             await self._timed(kind, action, until, started)
         except Exception as err:  # say which step, and what the page's connection showed
             state = await self.page.evaluate(STATE_JS)
-            raise AssertionError(f"{kind}{f' to {page}' if page else ''}: {type(err).__name__}: "
+            raise AssertionError(f"{kind}{f' to {page}' if page else ''} at "
+                                 f"{self.page.url[:200]}: {type(err).__name__}: "
                                  f"{str(err)[:300]}; the page: {state}; its JavaScript errors: "
                                  f"{[e[:300] for e in self.js_errors[:3]]}") from err
 

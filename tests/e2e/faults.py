@@ -368,6 +368,6 @@ class Driver:
             for i in fault.tabs:
                 if isinstance(i, int) and i in crowd.failed:
                     why = next((f for f in crowd.failures if f.startswith(f"session {i}:")), "")
-                    fault.lost.setdefault(f"session {i}", why[:300] or "failed")
+                    fault.lost.setdefault(f"session {i}", why[:800] or "failed")
             rows.append(fault.row())
         return rows
