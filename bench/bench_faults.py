@@ -42,6 +42,7 @@ CAUSES = [
     ("action dropped (no answer after every try)", r"no answer, \d+ tries"),
     ("lesson tab's input lost", r"^lesson tab"),
     ("wrong or default sentence drawn", r"no chart shows|lacks one of|input_value|heading"),
+    ("menu link missing (the legacy menu of file names)", r'stSidebarNav.*get_by_role\("link"'),
     ("reloaded", r"loaded \d+ times"),
 ]
 
