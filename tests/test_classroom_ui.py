@@ -271,6 +271,21 @@ def test_the_join_link_uses_the_public_address_and_warns_of_localhost(store, mon
     assert "localhost" not in texts(teacher)
 
 
+def test_the_join_link_keeps_the_servers_base_path(store) -> None:
+    """Served under a base path (server.baseUrlPath), the link names it; the browser's
+    address is no guide to it (Streamlit reports a step's as /lecture-/lecture-attention)."""
+    from streamlit import config
+
+    o = store.open()
+    config.set_option("server.baseUrlPath", "glassbox")
+    try:
+        teacher = joined(STEP, **{"class": o.code, "teacher": o.key})
+    finally:
+        config.set_option("server.baseUrlPath", "")
+    shown = [c.value for c in teacher.code]
+    assert f"/glassbox/lecture?class={o.code}" in shown, shown
+
+
 def test_ending_asks_first_keeps_the_results_and_shows_the_summary(store) -> None:
     o = store.open()
     student = joined(STEP, **{"class": o.code})

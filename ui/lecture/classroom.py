@@ -240,23 +240,23 @@ def join_link(joined: Joined) -> JoinLink:
     public = os.environ.get(PUBLIC_URL, "").strip().rstrip("/")
     if public:
         return JoinLink(public + path, "public")
+    # The path the app is served under, from the server's setting: the browser's address
+    # is no guide (Streamlit reports a step's address as /lecture-/lecture-attention).
+    served = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    path = f"/{served}{path}" if served else path
     try:
         parts = urlsplit(st.context.url or "")
     except (AttributeError, RuntimeError, ValueError):
         return JoinLink(path, "loopback")
     if not (parts.scheme and parts.netloc):
         return JoinLink(path, "loopback")
-    # The path the app is served under, from the server's setting: the browser's address
-    # is no guide (Streamlit reports a step's address as /lecture-/lecture-attention).
-    served = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    base = f"/{served}" if served else ""
     if not is_loopback(parts.hostname):
-        return JoinLink(f"{parts.scheme}://{parts.netloc}{base}{path}", "browser")
+        return JoinLink(f"{parts.scheme}://{parts.netloc}{path}", "browser")
     here = network_address()
     port = f":{parts.port}" if parts.port else ""
     if here is None:
-        return JoinLink(f"{parts.scheme}://{parts.netloc}{base}{path}", "loopback")
-    return JoinLink(f"{parts.scheme}://{here}{port}{base}{path}", "network")
+        return JoinLink(f"{parts.scheme}://{parts.netloc}{path}", "loopback")
+    return JoinLink(f"{parts.scheme}://{here}{port}{path}", "network")
 
 
 def join_url(joined: Joined) -> str:
